@@ -15,6 +15,7 @@ from fairacq.experiments import (
     datasift_scaling,
     demo,
     filtering,
+    filtering_proportions,
 )
 from fairacq.experiments._config import ExperimentConfig
 from fairacq.experiments._executor import (
@@ -49,6 +50,7 @@ __all__ = [
     "datasift_scaling",
     "demo",
     "filtering",
+    "filtering_proportions",
     "get_experiment",
     "list_experiments",
     "make_executor",
