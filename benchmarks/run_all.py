@@ -11,7 +11,8 @@ HERE = Path(__file__).resolve().parent
 
 def main() -> None:
     sys.path.insert(0, str(HERE))
-    for script in sorted(HERE.glob("bench_*.py")):
+    scripts = [p for p in sorted(HERE.glob("*.py")) if not p.stem.startswith("_")]
+    for script in (p for p in scripts if p.stem != "run_all"):
         print(f"\n== {script.stem}")
         runpy.run_path(str(script), run_name="__main__")
 
