@@ -1,0 +1,377 @@
+"""Fair-A3SL: actor-critic structure learning of fair hinge-loss MRFs (paper 004, Algorithm 1).
+
+:class:`FairA3SL` wires the three parts together: the clause-list environment
+(:class:`~fairacq.relational._clause_env.ClauseSpace`), the reward
+(:class:`~fairacq.relational._structure_scorer.StructureScorer`: weight learning, fair MAP
+inference, utility) and the advantage actor-critic agent
+(:class:`~fairacq.relational._a2c.A2CAgent`). Two presets:
+
+- ``"authors"`` (what produced the paper's tables, per the authors' code): reward = AUC-ROC of
+  the target on the training data after weight learning and fairness-constrained MAP, priors
+  at 0, exact parity (``rd<=0``), at most 5 literals and 8 clauses, a target in every clause,
+  separate 3 x 18 tanh MLP policy and value networks, 2 workers, t_max 6;
+- ``"paper"`` (the text): reward = log-likelihood minus the interpretability priors of eq. (2)
+  (strengths 0.01, our choice) minus the fairness priors, delta 0.1 for RD, RR and RC (§5.1),
+  a recurrent (GRU) policy.
+
+Variants (§5.1): ``"sensitive"`` (Sensitive-A3SL: no constraints, no priors), ``"fair1"``
+(constraints only), ``"fair2"`` (constraints + equalised-odds prior, alpha 0.1) and ``"fair3"``
+(alpha 0.5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from fairacq._base import Strategy
+from fairacq._random import spawn_seeds
+from fairacq._validation import Interval, Options
+from fairacq.exceptions import InvalidDataError, NotFittedError
+from fairacq.relational._clause_env import (
+    Clause,
+    ClauseScorer,
+    ClauseSpace,
+    signatures_from_frames,
+)
+from fairacq.relational._clause_env import ClauseLiteral as Lit
+from fairacq.relational._relational_data import RelationalData
+from fairacq.relational._structure_scorer import StructureScorer, UtilityConfig
+
+if TYPE_CHECKING:
+    from fairacq.relational._a2c import A2CAgent
+
+__all__ = ["FairA3SL"]
+
+_PRESETS: dict[str, dict[str, Any]] = {
+    "authors": {
+        "max_literals": 5,
+        "max_clauses": 8,
+        "policy": "mlp",
+        "hidden": 18,
+        "fairness": ("rd<=0",),
+    },
+    "paper": {
+        "max_literals": 5,
+        "max_clauses": 8,
+        "policy": "recurrent",
+        "hidden": 64,
+        "fairness": ("rd<=0.1", "rr<=0.1", "rc<=0.1"),
+    },
+}
+_ALPHA_ODDS = {"sensitive": 0.0, "fair1": 0.0, "fair2": 0.1, "fair3": 0.5}
+
+
+def _parse_literal(text: str) -> Lit:
+    text = text.strip()
+    return Lit(text.lstrip("~!").strip(), negated=text.startswith(("~", "!")))
+
+
+class FairA3SL(Strategy):
+    """Learn the rules of a fair hinge-loss MRF with advantage actor-critic (Fair-A3SL).
+
+    Implements Algorithm 1 of Zhang & Ramesh (paper 004, §4): an agent builds clause lists
+    literal by literal; each finished list is scored by weight learning, MAP inference under
+    the delta-fairness constraints and a utility; the best-scored list is kept.
+
+    Parameters
+    ----------
+    preset : {"authors", "paper"}, default="authors"
+        The authors' set-up (AUC reward, exact parity, MLP policy) or the paper's text
+        (log-likelihood with priors, delta 0.1, recurrent policy); see the module docstring.
+    variant : {"sensitive", "fair1", "fair2", "fair3"}, default="fair1"
+        Sensitive-A3SL or Fair-A3SL 1-3 of §5.1.
+    n_episodes : int, default=200
+        Clause lists to build and score.
+    fairness : tuple of str or None, default=None
+        Overrides the preset's constraints (``("rd<=0.05",)``); ignored by ``"sensitive"``.
+    alpha_odds : float or None, default=None
+        Overrides the variant's equalised-odds prior strength.
+    max_literals, max_clauses : int or None, default=None
+        Override the preset's limits (COMPAS in the authors' code: 3 and 12).
+    require_target : bool, default=True
+        Every clause must contain a target predicate.
+    exclude : tuple of str, default=()
+        Predicates the agent may not use (e.g. the sensitive attribute).
+    target : str or None, default=None
+        Target predicate of the reward; ``None``: the data's fairness predicate.
+    domains : dict or None, default=None
+        Entity type -> observed unary predicate listing it (``{"user": "user"}``).
+    arg_types : dict or None, default=None
+        Predicate -> argument types, where the column names do not say them.
+    private_types : tuple of str, default=()
+        Entity types not shared between predicates (COMPAS: ``("instance",)``, so that
+        ``priors(User, PriorsInstance)`` and ``felony...`` never join on an instance).
+    signals : dict or None, default=None
+        ``{"positive": [...], "negative": [...]}`` literal texts (``"~oldAge"``) of §4.4.
+    utility_options : dict or None, default=None
+        Extra :class:`UtilityConfig` fields (``alpha_len``, ``utility``...).
+    agent_options : dict or None, default=None
+        Extra :class:`A2CConfig` fields (``lr``, ``t_max``, ``n_envs``, ``policy``...).
+    weight_learning : dict or None, default=None
+        Keyword arguments of ``learn_weights``.
+    map_options : dict or None, default=None
+        Keyword arguments of ``admm_map``.
+    scorer : callable or None, default=None
+        Replaces the reward (``clauses -> float``); for experiments with other utilities.
+    checkpoint : str or None, default=None
+        Directory for agent checkpoints.
+    checkpoint_every : int, default=0
+        Updates between checkpoints (0: only at the end).
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the agent and weight learning.
+
+    Attributes
+    ----------
+    best_clauses_ : tuple of Clause
+        The best-rewarded clause list ``C*``.
+    best_rules_ : list of str
+        ``C*`` as PSL rules, with learned weights when the built-in scorer is used.
+    best_reward_ : float
+    history_ : pandas.DataFrame
+        One row per episode: ``episode, env, update, reward, n_clauses, clauses, seconds``.
+    space_ : ClauseSpace
+    scorer_ : callable
+    agent_ : A2CAgent
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fairacq.relational import RelationalData
+    >>> users = [f"u{i}" for i in range(8)]
+    >>> data = RelationalData(
+    ...     observations={"old": pd.DataFrame({"user": users, "value": [0, 1] * 4})},
+    ...     targets={"recid": pd.DataFrame({"user": users})},
+    ...     truth={"recid": pd.DataFrame({"user": users, "value": [1, 0] * 4})},
+    ...     protected=pd.DataFrame({"user": users[:4]}),
+    ...     unprotected=pd.DataFrame({"user": users[4:]}),
+    ...     metadata={"fairness_predicate": "recid"},
+    ... )
+    >>> learner = FairA3SL(n_episodes=4, max_clauses=1, scorer=lambda c: float(len(c)),
+    ...                    random_state=0).fit(data)
+    >>> learner.best_reward_
+    1.0
+    """
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "preset": [Options(["authors", "paper"])],
+        "variant": [Options(["sensitive", "fair1", "fair2", "fair3"])],
+        "n_episodes": [Interval(int, 1, None, closed="left")],
+        "fairness": [tuple, list, None],
+        "alpha_odds": [Interval(float, 0, None, closed="left"), None],
+        "max_literals": [Interval(int, 1, None, closed="left"), None],
+        "max_clauses": [Interval(int, 1, None, closed="left"), None],
+        "require_target": ["boolean"],
+        "exclude": [tuple, list],
+        "target": [str, None],
+        "domains": [Mapping, None],
+        "arg_types": [Mapping, None],
+        "private_types": [tuple, list],
+        "signals": [Mapping, None],
+        "utility_options": [Mapping, None],
+        "agent_options": [Mapping, None],
+        "weight_learning": [Mapping, None],
+        "map_options": [Mapping, None],
+        "scorer": ["callable", None],
+        "checkpoint": [str, Path, None],
+        "checkpoint_every": [Interval(int, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        *,
+        preset: str = "authors",
+        variant: str = "fair1",
+        n_episodes: int = 200,
+        fairness: Sequence[str] | None = None,
+        alpha_odds: float | None = None,
+        max_literals: int | None = None,
+        max_clauses: int | None = None,
+        require_target: bool = True,
+        exclude: Sequence[str] = (),
+        target: str | None = None,
+        domains: Mapping[str, str] | None = None,
+        arg_types: Mapping[str, Sequence[str]] | None = None,
+        private_types: Sequence[str] = (),
+        signals: Mapping[str, Sequence[str]] | None = None,
+        utility_options: Mapping[str, Any] | None = None,
+        agent_options: Mapping[str, Any] | None = None,
+        weight_learning: Mapping[str, Any] | None = None,
+        map_options: Mapping[str, Any] | None = None,
+        scorer: ClauseScorer | None = None,
+        checkpoint: str | Path | None = None,
+        checkpoint_every: int = 0,
+        random_state: Any = None,
+    ) -> None:
+        self.preset = preset
+        self.variant = variant
+        self.n_episodes = n_episodes
+        self.fairness = fairness
+        self.alpha_odds = alpha_odds
+        self.max_literals = max_literals
+        self.max_clauses = max_clauses
+        self.require_target = require_target
+        self.exclude = exclude
+        self.target = target
+        self.domains = domains
+        self.arg_types = arg_types
+        self.private_types = private_types
+        self.signals = signals
+        self.utility_options = utility_options
+        self.agent_options = agent_options
+        self.weight_learning = weight_learning
+        self.map_options = map_options
+        self.scorer = scorer
+        self.checkpoint = checkpoint
+        self.checkpoint_every = checkpoint_every
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ building blocks
+    def _space(self, data: RelationalData) -> ClauseSpace:
+        preset = _PRESETS[self.preset]
+        sigs = signatures_from_frames(
+            data.observations,
+            data.targets,
+            arg_types=self.arg_types,
+            private_types=tuple(self.private_types),
+        )
+        unknown = set(self.exclude) - {s.name for s in sigs}
+        if unknown:
+            raise InvalidDataError(
+                f"FairA3SL: exclude names unknown predicates {sorted(unknown)}. "
+                f"Known: {sorted(s.name for s in sigs)}."
+            )
+        sigs = [s for s in sigs if s.name not in set(self.exclude)]
+        return ClauseSpace(
+            sigs,
+            max_literals=self.max_literals or preset["max_literals"],
+            max_clauses=self.max_clauses or preset["max_clauses"],
+            require_target=self.require_target,
+            domains=dict(self.domains or {}),
+        )
+
+    def utility_config(self) -> UtilityConfig:
+        """Return the :class:`UtilityConfig` that the preset, variant and overrides give."""
+        preset = _PRESETS[self.preset]
+        fairness: tuple[str, ...] = ()
+        if self.variant != "sensitive":
+            fairness = tuple(self.fairness if self.fairness is not None else preset["fairness"])
+        alpha = self.alpha_odds if self.alpha_odds is not None else _ALPHA_ODDS[self.variant]
+        priors = (("equalized_odds", float(alpha)),) if alpha > 0 else ()
+        signals = dict(self.signals or {})
+        extra: dict[str, Any] = {
+            "priors": priors,
+            "positive_signals": tuple(_parse_literal(t) for t in signals.get("positive", ())),
+            "negative_signals": tuple(_parse_literal(t) for t in signals.get("negative", ())),
+        }
+        extra.update(self.utility_options or {})
+        if self.preset == "paper":
+            return UtilityConfig.paper(fairness, **extra)
+        return UtilityConfig.authors(fairness, **extra)
+
+    def _agent_config(self) -> Any:
+        from fairacq.relational._a2c import A2CConfig
+
+        preset = _PRESETS[self.preset]
+        opts: dict[str, Any] = {"policy": preset["policy"], "hidden": preset["hidden"]}
+        opts.update(self.agent_options or {})
+        return A2CConfig(**opts)
+
+    # ------------------------------------------------------------------ fit / predict
+    def fit(self, data: RelationalData, *, continue_from: str | Path | None = None) -> FairA3SL:
+        """Learn a clause list on the training ``data``.
+
+        Parameters
+        ----------
+        data : RelationalData
+            Training observations, targets, truth and fairness groups.
+        continue_from : path-like, optional
+            Checkpoint directory of an earlier run (same data and parameters) to resume;
+            training continues until ``n_episodes`` episodes in total.
+
+        Returns
+        -------
+        FairA3SL
+            ``self``.
+        """
+        from fairacq.relational._a2c import A2CAgent
+
+        self._validate_params()
+        agent_seed, scorer_seed = spawn_seeds(self.random_state, 2)
+        space = self._space(data)
+        scorer: ClauseScorer
+        if self.scorer is not None:
+            scorer = self.scorer
+        else:
+            scorer = StructureScorer(
+                data,
+                space,
+                self.utility_config(),
+                target=self.target,
+                weight_learning=self.weight_learning,
+                map_options=self.map_options,
+                random_state=scorer_seed,
+            )
+        if continue_from is not None:
+            agent = A2CAgent.load(continue_from, space, scorer)
+        else:
+            agent = A2CAgent(space, scorer, self._agent_config(), random_state=agent_seed)
+        agent.train(
+            self.n_episodes, checkpoint=self.checkpoint, checkpoint_every=self.checkpoint_every
+        )
+        self.space_ = space
+        self.scorer_ = scorer
+        self.agent_: A2CAgent = agent
+        self.best_clauses_: tuple[Clause, ...] = agent.best_clauses
+        self.best_reward_ = float(agent.best_reward)
+        if isinstance(scorer, StructureScorer):
+            self.best_rules_ = scorer.evaluate(agent.best_clauses).rules
+        else:
+            self.best_rules_ = space.render_rules(agent.best_clauses)
+        self.history_ = agent.history()
+        return self
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "best_rules_"):
+            raise NotFittedError(
+                "FairA3SL is not fitted yet. Call fit(data) before predict or summary."
+            )
+
+    def predict(self, data: RelationalData, *, fair: bool = True) -> pd.DataFrame:
+        """MAP values of every target atom of ``data`` under the learned rules.
+
+        Parameters
+        ----------
+        data : RelationalData
+            Test observations and targets (and fairness groups when ``fair``).
+        fair : bool, default=True
+            Impose the variant's fairness constraints (as in training).
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``predicate``, ``arg0 ...``, ``value`` (``MapResult.to_frame``).
+        """
+        from fairacq.relational._admm import admm_map
+        from fairacq.relational._fairness import fairness_constraints
+        from fairacq.relational._grounding import ground
+        from fairacq.relational._parser import parse_rules
+
+        self._check_fitted()
+        model = ground(parse_rules("\n".join(self.best_rules_)), data.to_database())
+        config = self.utility_config()
+        if fair and config.fairness:
+            protected, unprotected = data.group_variables(model)
+            for spec in config.fairness:
+                model = model.with_constraints(
+                    fairness_constraints(model, spec, protected=protected, unprotected=unprotected)
+                )
+        result = admm_map(model, **dict(self.map_options or {}))
+        frame: pd.DataFrame = result.to_frame(model)
+        frame["value"] = np.clip(frame["value"].to_numpy(dtype=np.float64), 0.0, 1.0)
+        return frame

@@ -1,0 +1,215 @@
+"""Fair-A3SL end to end: the reward pipeline and the estimator on a tiny recidivism problem."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairacq.exceptions import InvalidDataError, InvalidParameterError, NotFittedError
+from fairacq.relational._a3sl import FairA3SL
+from fairacq.relational._clause_env import (
+    Clause,
+    ClauseLiteral,
+    ClauseSpace,
+    signatures_from_frames,
+)
+from fairacq.relational._relational_data import RelationalData
+from fairacq.relational._structure_scorer import (
+    StructureScorer,
+    UtilityConfig,
+    semantic_distance,
+)
+
+
+def tiny_recidivism(n=40, seed=0):
+    """Recidivism driven by priors; the protected group (race) has more priors."""
+    rng = np.random.default_rng(seed)
+    users = [f"u{i}" for i in range(n)]
+    race = (np.arange(n) < n // 2).astype(float)
+    priors = (rng.random(n) < 0.3 + 0.4 * race).astype(float)
+    old = (rng.random(n) < 0.5).astype(float)
+    recid = ((priors + 0.3 * (1 - old) + 0.2 * rng.random(n)) > 0.6).astype(float)
+    obs = {
+        "priors": pd.DataFrame({"user": users, "value": priors}),
+        "oldAge": pd.DataFrame({"user": users, "value": old}),
+        "race": pd.DataFrame({"user": users, "value": race}),
+        "user": pd.DataFrame({"user": users, "value": 1.0}),
+    }
+    return RelationalData(
+        observations=obs,
+        targets={"recidivism": pd.DataFrame({"user": users})},
+        truth={"recidivism": pd.DataFrame({"user": users, "value": recid})},
+        protected=pd.DataFrame({"user": [u for u, r in zip(users, race, strict=True) if r]}),
+        unprotected=pd.DataFrame({"user": [u for u, r in zip(users, race, strict=True) if not r]}),
+        metadata={"fairness_predicate": "recidivism", "favourable": 0},
+    )
+
+
+DATA = tiny_recidivism()
+FAST = {"n_iter": 5}
+PRIORS_RULE = Clause(ClauseLiteral("recidivism"), (ClauseLiteral("priors"),))
+RACE_RULE = Clause(ClauseLiteral("recidivism"), (ClauseLiteral("race"),))
+NEG_PRIOR = Clause(ClauseLiteral("recidivism", True))
+
+
+def _space(**kw):
+    return ClauseSpace(signatures_from_frames(DATA.observations, DATA.targets), **kw)
+
+
+def _rd(frame, data=DATA):
+    values = dict(zip(frame["arg0"], frame["value"], strict=True))
+    prot = np.mean([values[u] for u in data.protected["user"]])
+    unprot = np.mean([values[u] for u in data.unprotected["user"]])
+    return abs(prot - unprot)
+
+
+def test_semantic_distance_follows_table_1():
+    pos = {ClauseLiteral("priors"), ClauseLiteral("recidivism"), ClauseLiteral("oldAge", True)}
+    neg = {ClauseLiteral("oldAge"), ClauseLiteral("recidivism", True)}
+    ok = [
+        Clause(ClauseLiteral("recidivism"), (ClauseLiteral("priors"),)),
+        Clause(
+            ClauseLiteral("recidivism"), (ClauseLiteral("priors"), ClauseLiteral("oldAge", True))
+        ),
+        Clause(
+            ClauseLiteral("recidivism", True),
+            (ClauseLiteral("oldAge"), ClauseLiteral("priors", True)),
+        ),
+    ]
+    bad = [
+        Clause(ClauseLiteral("recidivism"), (ClauseLiteral("oldAge"),)),
+        Clause(ClauseLiteral("recidivism", True), (ClauseLiteral("priors"),)),
+    ]
+    assert [semantic_distance(c, pos, neg) for c in ok] == [0, 0, 0]
+    assert [semantic_distance(c, pos, neg) for c in bad] == [1, 1]
+
+
+def test_utility_config_presets_and_validation():
+    assert UtilityConfig.authors().fairness == ("rd<=0",)
+    assert UtilityConfig.authors().utility == "auc"
+    paper = UtilityConfig.paper()
+    assert paper.utility == "loglik"
+    assert paper.fairness == ("rd<=0.1", "rr<=0.1", "rc<=0.1")
+    with pytest.raises(InvalidParameterError, match="utility"):
+        UtilityConfig(utility="accuracy")  # type: ignore[arg-type]
+    with pytest.raises(InvalidParameterError, match="prior"):
+        UtilityConfig(priors=(("demographic", 0.1),))
+
+
+def test_scorer_auc_fairness_and_cache():
+    space = _space(domains={"user": "user"})
+    sensitive = StructureScorer(
+        DATA, space, UtilityConfig.authors(()), weight_learning=FAST, random_state=0
+    )
+    detail = sensitive.evaluate((PRIORS_RULE, NEG_PRIOR))
+    assert detail.error is None
+    assert detail.reward == pytest.approx(detail.data_term)
+    assert detail.reward > 0.75  # priors predict recidivism
+    assert _rd(detail.predictions) > 0.1  # and the protected group has more priors
+    assert detail.rules[0].endswith("-> recidivism(User) ^2")
+    # cached by canonical list: clause order does not matter
+    assert sensitive((NEG_PRIOR, PRIORS_RULE)) == detail.reward
+    assert sensitive.n_evaluations == 1
+
+    fair = StructureScorer(
+        DATA, space, UtilityConfig.authors(("rd<=0",)), weight_learning=FAST, random_state=0
+    )
+    fair_detail = fair.evaluate((PRIORS_RULE, NEG_PRIOR))
+    assert _rd(fair_detail.predictions) < 0.01
+    assert fair_detail.max_violation < 0.01
+
+
+def test_scorer_paper_utility_subtracts_priors():
+    space = _space()
+    config = UtilityConfig.paper(
+        ("rd<=0.1",),
+        priors=(("equalized_odds", 0.5),),
+        alpha_sem=1.0,
+        positive_signals=(ClauseLiteral("priors"), ClauseLiteral("recidivism")),
+        negative_signals=(ClauseLiteral("oldAge"), ClauseLiteral("recidivism", True)),
+    )
+    scorer = StructureScorer(DATA, space, config, weight_learning=FAST, random_state=0)
+    against = Clause(ClauseLiteral("recidivism"), (ClauseLiteral("oldAge"),))
+    detail = scorer.evaluate((PRIORS_RULE, against))
+    assert detail.data_term <= 1e-9  # log-likelihood with MAP-approximated partition function
+    assert set(detail.penalties) == {"len", "num", "sem", "0.5*equalized_odds"}
+    assert detail.penalties["num"] == pytest.approx(0.02)
+    assert detail.penalties["len"] == pytest.approx(0.02)
+    assert detail.penalties["sem"] == pytest.approx(detail.weights[0] * 1.0)  # only `against`
+    assert detail.reward == pytest.approx(detail.data_term - sum(detail.penalties.values()))
+
+
+def test_scorer_rejects_single_class_truth_and_reports_failures():
+    users = DATA.truth["recidivism"]["user"]
+    one_class = RelationalData(
+        observations=DATA.observations,
+        targets=DATA.targets,
+        truth={"recidivism": pd.DataFrame({"user": users, "value": 1.0})},
+        protected=DATA.protected,
+        unprotected=DATA.unprotected,
+        metadata=DATA.metadata,
+    )
+    with pytest.raises(InvalidDataError, match="single class"):
+        StructureScorer(one_class, _space(), UtilityConfig.authors())
+    scorer = StructureScorer(DATA, _space(), failure_reward=-1.0, random_state=0)
+    broken = Clause(ClauseLiteral("recidivism"), (ClauseLiteral("noSuchPredicate"),))
+    detail = scorer.evaluate((broken,))
+    assert detail.reward == -1.0
+    assert detail.error is not None
+
+
+def test_estimator_end_to_end_learns_fair_rules_without_race():
+    learner = FairA3SL(
+        n_episodes=12,
+        max_literals=2,
+        max_clauses=2,
+        exclude=("race",),
+        domains={"user": "user"},
+        weight_learning=FAST,
+        agent_options={"n_envs": 2, "t_max": 6},
+        random_state=0,
+    ).fit(DATA)
+    assert len(learner.history_) >= 12
+    assert learner.best_reward_ == learner.history_["reward"].max()
+    assert learner.best_reward_ > 0.7
+    assert not any("race" in rule for rule in learner.best_rules_)
+    assert not learner.history_["clauses"].str.contains("race").any()
+    assert all(rule.endswith("^2") for rule in learner.best_rules_)
+    test = tiny_recidivism(seed=1)
+    frame = learner.predict(test)
+    assert frame["value"].between(0, 1).all()
+    assert _rd(frame, test) < 0.01
+
+
+def test_estimator_variants_map_to_utilities():
+    assert FairA3SL(variant="sensitive").utility_config().fairness == ()
+    assert FairA3SL(variant="fair1").utility_config().priors == ()
+    assert FairA3SL(variant="fair2").utility_config().priors == (("equalized_odds", 0.1),)
+    fair3 = FairA3SL(preset="paper", variant="fair3").utility_config()
+    assert fair3.priors == (("equalized_odds", 0.5),)
+    assert fair3.fairness == ("rd<=0.1", "rr<=0.1", "rc<=0.1")
+    custom = FairA3SL(fairness=("rd<=0.05",), alpha_odds=0.2).utility_config()
+    assert custom.fairness == ("rd<=0.05",)
+    assert custom.priors == (("equalized_odds", 0.2),)
+
+
+def test_estimator_contract(tmp_path):
+    with pytest.raises(NotFittedError, match="not fitted"):
+        FairA3SL().predict(DATA)
+    with pytest.raises(InvalidParameterError, match="'variant' parameter of FairA3SL"):
+        FairA3SL(variant="fair9").fit(DATA)
+    with pytest.raises(InvalidDataError, match="exclude names unknown"):
+        FairA3SL(exclude=("gender",), scorer=lambda c: 0.0).fit(DATA)
+
+    def reward(clauses):
+        return float(sum(c == PRIORS_RULE for c in clauses))
+
+    kw = {"n_episodes": 30, "max_clauses": 1, "scorer": reward, "random_state": 5}
+    straight = FairA3SL(**kw).fit(DATA)
+    FairA3SL(**{**kw, "n_episodes": 10}, checkpoint=str(tmp_path)).fit(DATA)
+    resumed = FairA3SL(**kw).fit(DATA, continue_from=tmp_path)
+    cols = ["episode", "reward", "clauses"]
+    assert straight.history_[cols].equals(resumed.history_[cols])
+    assert straight.best_rules_ == resumed.best_rules_
+    assert FairA3SL(**kw).fit(DATA).history_[cols].equals(straight.history_[cols])

@@ -1,0 +1,185 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairacq.data.synthetic import make_paper_review
+from fairacq.exceptions import CorruptFileError, InvalidDataError, InvalidParameterError
+from fairacq.relational import Database
+from fairacq.relational._database import _infer_arity
+
+BIAS1 = (
+    Path(__file__).resolve().parents[3]
+    / "shared"
+    / "datasets"
+    / "fair-a3sl"
+    / "biasedPaperReview"
+    / "bias1"
+)
+
+
+def small():
+    return Database.from_frames(
+        observations={
+            "good": pd.DataFrame({"p": ["a", "b", "c"], "value": [1.0, 0.2, 0.0]}),
+            "link": pd.DataFrame({"p": [1, 2], "q": [2, 3]}),
+            "score": pd.DataFrame({"p": ["c"], "value": [0.7]}),
+        },
+        targets={
+            "score": pd.DataFrame({"p": ["a", "b"], "value": [0.5, 0.25]}),
+            "accept": pd.DataFrame({"p": ["b", "a"]}),
+        },
+        truth={"accept": pd.DataFrame({"p": ["a", "zz"], "value": [1.0, 0.0]})},
+    )
+
+
+def test_from_frames_orders_variables_and_truth():
+    db = small()
+    assert db.target_predicates == ("score", "accept")
+    assert db.n_targets == 4
+    variables = db.variables()
+    assert list(variables.columns) == ["predicate", "args"]
+    assert variables["predicate"].tolist() == ["score", "score", "accept", "accept"]
+    assert variables["args"].tolist() == [("a",), ("b",), ("b",), ("a",)]
+    truth = db.truth_vector()
+    assert np.isnan(truth[:3]).all()
+    assert truth[3] == 1.0
+    np.testing.assert_array_equal(db.initial_values()[:2], [0.5, 0.25])
+    assert np.isnan(db.initial_values()[2:]).all()
+    assert db.variable_offset("accept") == 2
+
+
+def test_arguments_become_strings_and_missing_value_means_one():
+    db = small()
+    link = db.frame("link")
+    assert link["p"].tolist() == ["1", "2"]
+    assert link["value"].tolist() == [1.0, 1.0]
+    assert db.arity("link") == 2
+    assert db.argument_names("link") == ("p", "q")
+    assert db.is_closed("good")
+    assert not db.is_closed("score")
+
+
+def test_to_frames_round_trip_and_with_observations():
+    db = small()
+    again = Database.from_frames(*db.to_frames())
+    pd.testing.assert_frame_equal(again.variables(), db.variables())
+    np.testing.assert_array_equal(again.truth_vector(), db.truth_vector())
+    extra = db.with_observations({"group": pd.DataFrame({"p": ["a"], "value": [1.0]})})
+    assert extra.predicates["group"] == 1
+    assert extra.n_targets == db.n_targets
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "fragment"),
+    [
+        (
+            {"observations": {"a": pd.DataFrame({"x": ["1"], "value": [1.5]})}},
+            "outside \\[0, 1\\]",
+        ),
+        ({"observations": {"a": pd.DataFrame({"x": ["1"], "value": [np.nan]})}}, "outside"),
+        ({"observations": {"a": pd.DataFrame({"x": [None], "value": [1.0]})}}, "missing argument"),
+        (
+            {"observations": {"a": pd.DataFrame({"x": ["1", "1"], "value": [1.0, 0.0]})}},
+            "duplicated atoms",
+        ),
+        ({"observations": {"a b": pd.DataFrame({"x": ["1"]})}}, "not a PSL identifier"),
+        ({"observations": {"a": pd.DataFrame({"value": [1.0]})}}, "no argument columns"),
+        ({"observations": {"a": pd.DataFrame({"x": ["1"], "value": ["high"]})}}, "not numeric"),
+        (
+            {"observations": {"y": pd.DataFrame({"x": ["1"], "value": [1.0]})}},
+            "both observed and a target",
+        ),
+        (
+            {"observations": {"y": pd.DataFrame({"x": ["1"], "z": ["2"]})}},
+            "2 arguments in one frame and 1 in its targets",
+        ),
+        ({"truth": {"a": pd.DataFrame({"x": ["1"], "value": [1.0]})}}, "has no target atoms"),
+        ({"truth": {"y": pd.DataFrame({"x": ["1"]})}}, "'value' column is required"),
+        ({"observations": {"a": [1, 2]}}, "expected a pandas DataFrame"),
+    ],
+)
+def test_from_frames_rejects_bad_data(kwargs, fragment):
+    args = {"observations": {}, "targets": {"y": pd.DataFrame({"x": ["1", "2"]})}, "truth": None}
+    args.update(kwargs)
+    with pytest.raises(InvalidDataError, match=fragment):
+        Database.from_frames(**args)
+
+
+def test_unknown_predicate_and_role():
+    db = small()
+    with pytest.raises(InvalidParameterError, match="unknown predicate 'nope'"):
+        db.arity("nope")
+    with pytest.raises(InvalidParameterError, match="role must be"):
+        db.frame("good", "guesses")
+
+
+def test_from_sample_default_and_chosen_targets():
+    sample = make_paper_review(random_state=0)
+    db = Database.from_sample(sample)
+    assert db.target_predicates == ("positiveReviews", "positiveSummary")
+    assert db.n_targets == 200 + 100
+    np.testing.assert_array_equal(
+        db.truth_vector()[200:], sample["positiveSummary"]["value"].to_numpy()
+    )
+    only = Database.from_sample(sample, targets=["positiveSummary"])
+    assert only.n_targets == 100
+    assert only.is_closed("positiveReviews")
+    with pytest.raises(InvalidParameterError, match="unknown target"):
+        Database.from_sample(sample, targets=["highQuality"])
+
+
+def test_from_psl_dir(tmp_path):
+    (tmp_path / "good_obs.txt").write_text("a\t1.0\nb\t0.25\n")
+    (tmp_path / "link_obs.txt").write_text("a\tb\nb\tc\n")
+    (tmp_path / "accept_targets.txt").write_text("a\nb\n")
+    (tmp_path / "accept_truth.txt").write_text("a\t1\nb\t0\n")
+    (tmp_path / "README.md").write_text("ignored")
+    db = Database.from_psl_dir(tmp_path)
+    assert db.predicates == {"accept": 1, "good": 1, "link": 2}
+    assert db.frame("good")["value"].tolist() == [1.0, 0.25]
+    assert db.truth_vector().tolist() == [1.0, 0.0]
+    with pytest.raises(CorruptFileError, match=r"no '\*_nothing\.txt'"):
+        Database.from_psl_dir(
+            tmp_path / "..", obs_suffix="_nothing", targets_suffix="_no", truth_suffix="_none"
+        )
+
+
+def test_from_psl_dir_needs_arity_for_empty_files(tmp_path):
+    (tmp_path / "good_obs.txt").write_text("")
+    (tmp_path / "accept_targets.txt").write_text("a\n")
+    with pytest.raises(CorruptFileError, match="arities="):
+        Database.from_psl_dir(tmp_path)
+    db = Database.from_psl_dir(tmp_path, arities={"good": 1})
+    assert db.arity("good") == 1
+    assert len(db.frame("good")) == 0
+
+
+def test_infer_arity_heuristic():
+    frame = pd.DataFrame
+    assert _infer_arity(frame({0: ["a", "b"]})) == 1
+    assert _infer_arity(frame({0: ["a", "b"], 1: ["1", "0.5"]})) == 1
+    assert _infer_arity(frame({0: ["a", "b"], 1: ["i1", "i2"]})) == 2
+    # 54,0 and 54,1: a repeated first column means the last one is an argument
+    assert _infer_arity(frame({0: ["54", "54"], 1: ["0", "1"]})) == 2
+    assert _infer_arity(frame({0: ["a", "b"], 1: ["2", "0"]})) == 2
+
+
+@pytest.mark.skipif(not BIAS1.is_dir(), reason="authors' paper-review samples not available")
+def test_from_csv_dir_reads_the_authors_sample():
+    db = Database.from_csv_dir(BIAS1, targets=["positiveSummary"])
+    assert db.n_targets == 98
+    assert db.arity("positiveReviews") == 2
+    assert db.arity("author") == 1
+    assert db.arity("affiliation") == 2
+    assert db.arity("submits") == 2
+    assert (db.frame("author")["value"] == 1.0).all()
+    assert set(np.unique(db.truth_vector())) <= {0.0, 1.0}
+    assert db.frame("positiveReviews")["value"].isin([0.0, 1.0]).all()
+    with pytest.raises(CorruptFileError, match="no file for target"):
+        Database.from_csv_dir(BIAS1, targets=["highQuality"])
+    with pytest.raises(InvalidParameterError, match="not a single string"):
+        Database.from_csv_dir(BIAS1, targets="positiveSummary")
