@@ -183,3 +183,76 @@ def test_from_csv_dir_reads_the_authors_sample():
         Database.from_csv_dir(BIAS1, targets=["highQuality"])
     with pytest.raises(InvalidParameterError, match="not a single string"):
         Database.from_csv_dir(BIAS1, targets="positiveSummary")
+
+
+def test_argument_columns_of_any_dtype_become_their_str_values():
+    from fairacq.relational._database import _SMALL
+
+    n = _SMALL + 10  # a string column this long is factorised by pyarrow
+    frames = {
+        "ints": pd.DataFrame({"p": [1, 2, 10]}),
+        "nullable": pd.DataFrame({"p": pd.array([1, 2, 3], dtype="Int64")}),
+        "flags": pd.DataFrame({"p": [True, False, True], "q": ["1", "2", "3"]}),
+        "floats": pd.DataFrame({"p": [1.0, 2.5, -0.0]}),
+        "mixed": pd.DataFrame({"p": pd.Series([1, "2", 1.0], dtype=object)}),
+        "objects": pd.DataFrame({"p": pd.Series(["a", "b", "c"], dtype=object)}),
+        "category": pd.DataFrame({"p": pd.Categorical(["x", "y", "x"]), "q": [1, 2, 3]}),
+        "long": pd.DataFrame({"p": [f"u{i % 97}" for i in range(n)], "q": list(range(n))}),
+    }
+    db = Database.from_frames(observations=frames, targets={})
+    for name, frame in frames.items():
+        got = db.frame(name).drop(columns="value")
+        want = frame.astype(str)
+        assert got.to_numpy().tolist() == want.to_numpy().tolist(), name
+    # one dictionary of constants: "1" from an int column and from a string column agree
+    assert db._code("1") >= 0
+    assert len(set(db._constants.tolist())) == len(db._constants)
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        pd.Series(["a", None, "c"], dtype=object),
+        pd.Series([1.0, np.nan, 3.0]),
+        pd.array([1, None, 3], dtype="Int64"),
+        pd.Series(["a", None, "c"], dtype="string"),
+    ],
+)
+def test_missing_arguments_are_found_in_every_dtype(column):
+    with pytest.raises(InvalidDataError, match=r"missing argument values in rows \[1\]"):
+        Database.from_frames(observations={"a": pd.DataFrame({"x": column})}, targets={})
+
+
+def test_duplicates_are_found_across_several_columns():
+    frame = pd.DataFrame({"x": ["1", "2", "1"], "y": [3, 4, 3], "value": [1.0, 0.5, 0.2]})
+    with pytest.raises(InvalidDataError, match=r"1 duplicated atoms, e.g. a\('1', '3'\)"):
+        Database.from_frames(observations={"a": frame}, targets={})
+    ok = frame.assign(y=[3, 4, 5])
+    assert len(Database.from_frames(observations={"a": ok}, targets={}).frame("a")) == 3
+
+
+def test_atom_lookups_agree_between_direct_and_hashed_indices():
+    rng = np.random.default_rng(0)
+    names = [f"c{i}" for i in range(700)]
+    pairs = pd.DataFrame({"a": rng.choice(names, 300), "b": rng.choice(names, 300)})
+    pairs = pairs.drop_duplicates().reset_index(drop=True)
+    values = rng.random(len(pairs))
+    db = Database.from_frames(
+        observations={
+            "big": pairs.assign(value=values),
+            "small": pairs.head(5).assign(value=values[:5]),
+            "names": pd.DataFrame({"x": names}),
+        },
+        targets={},
+    )
+    query = np.array([[db._code(a), db._code(b)] for a, b in pairs.to_numpy()] + [[0, 0]])
+    for predicate, n in (("big", len(pairs)), ("small", 5)):
+        val, var = db._lookup_codes(predicate, query)
+        np.testing.assert_array_equal(val[:n], values[:n])
+        assert (var == -1).all()
+        assert val[-1] == (values[0] if (query[-1] == query[0]).all() else 0.0)
+        assert isinstance(db._keyed[predicate][1], pd.Index)  # 701 ** 2 keys: hashed
+    codes = np.array([[db._code(x)] for x in ["c3", "c699", "c7"]] + [[-1]])
+    val, var = db._lookup_codes("names", codes)
+    assert val.tolist() == [1.0, 1.0, 1.0, 0.0]
+    assert isinstance(db._keyed["names"][1], np.ndarray)  # 701 keys: a direct table

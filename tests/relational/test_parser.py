@@ -362,15 +362,21 @@ def arithmetic_rules(draw):
         raise  # pragma: no cover
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(
+    max_examples=100,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.filter_too_much],
+)
 @given(logical_rules())
 def test_round_trip_logical(rule):
     assert parse_rule(rule.to_psl()) == rule
 
 
 @settings(
-    max_examples=150,
+    max_examples=100,
     deadline=None,
+    database=None,
     suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow],
 )
 @given(arithmetic_rules())

@@ -9,7 +9,9 @@ from fairacq.cli._acquire import acquire_cmd
 from fairacq.cli._audit import audit_cmd
 from fairacq.cli._datasets import datasets_app
 from fairacq.cli._demo import demo_cmd
+from fairacq.cli._features import features_app
 from fairacq.cli._filter import filter_app
+from fairacq.cli._relational import relational_app
 from fairacq.cli._reproduce import reproduce_cmd
 from fairacq.cli._sample import sample_cmd
 
@@ -25,6 +27,8 @@ app = typer.Typer(
 )
 app.add_typer(datasets_app, name="datasets")
 app.add_typer(filter_app, name="filter")
+app.add_typer(features_app, name="features")
+app.add_typer(relational_app, name="relational")
 app.command("audit")(audit_cmd)
 app.command("acquire")(acquire_cmd)
 app.command("sample")(sample_cmd)

@@ -9,13 +9,18 @@ PNG plots, ``summary.md`` (ours beside the paper's numbers) and ``summary.json``
 """
 
 from fairacq.experiments import (
+    a3sl,
     aopt,
+    aopt_images,
+    aopt_tabular,
+    dadi,
     datasift,
     datasift_ablation,
     datasift_scaling,
     demo,
     filtering,
     filtering_proportions,
+    relational,
 )
 from fairacq.experiments._config import ExperimentConfig
 from fairacq.experiments._executor import (
@@ -44,7 +49,11 @@ __all__ = [
     "ExperimentSpec",
     "LocalExecutor",
     "SerialExecutor",
+    "a3sl",
     "aopt",
+    "aopt_images",
+    "aopt_tabular",
+    "dadi",
     "datasift",
     "datasift_ablation",
     "datasift_scaling",
@@ -55,6 +64,7 @@ __all__ = [
     "list_experiments",
     "make_executor",
     "register",
+    "relational",
     "rows_from_mapping",
     "run_experiment",
     "run_trials",

@@ -2,9 +2,70 @@
 
 An agent decides, individual by individual, which feature group to reveal next and when to
 stop, trading the accuracy of a third party's classifier against how much the revealed
-features tell an adversary about the sensitive attribute.
+features tell an adversary about the sensitive attribute (the reward of eq. 2, with the
+adversary's cross-entropy or group-normalised L1 loss). Entry points: :class:`DADI`
+(``fit`` on a :class:`~fairacq.data.FairDataset`, then ``acquire`` one individual or
+``transform`` a table), :class:`DADIEnv` (the MDP as a gymnasium environment for other
+agents), :class:`ActionSpace` (feature groups as actions) and the reward functions.
+
+Importing this package is cheap: the torch- and gymnasium-based names (:class:`DADI`,
+:class:`DADIEnv`, the networks) load on first access.
 """
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from fairacq.features._actions import ActionSpace
+from fairacq.features._rewards import (
+    REWARDS,
+    adversary_loss,
+    classifier_loss,
+    group_weights,
+    terminal_reward,
+)
+
+if TYPE_CHECKING:
+    from fairacq.features._dadi import DADI, Acquisition
+    from fairacq.features._encoder import SetEncoder
+    from fairacq.features._env import DADIEnv
+    from fairacq.features._networks import AdversaryNetwork, AgentNetwork
+
+__all__ = [
+    "DADI",
+    "REWARDS",
+    "Acquisition",
+    "ActionSpace",
+    "AdversaryNetwork",
+    "AgentNetwork",
+    "DADIEnv",
+    "SetEncoder",
+    "adversary_loss",
+    "classifier_loss",
+    "group_weights",
+    "terminal_reward",
+]
+
+_LAZY = {
+    "Acquisition": "fairacq.features._dadi",
+    "AdversaryNetwork": "fairacq.features._networks",
+    "AgentNetwork": "fairacq.features._networks",
+    "DADI": "fairacq.features._dadi",
+    "DADIEnv": "fairacq.features._env",
+    "SetEncoder": "fairacq.features._encoder",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import the torch- and gymnasium-based names on first access."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'fairacq.features' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -10,6 +10,15 @@ from __future__ import annotations
 
 from fairacq.relational._a3sl import FairA3SL
 from fairacq.relational._admm import admm_map
+from fairacq.relational._baselines import (
+    COMPAS_BASELINES,
+    COMPAS_FEATURES,
+    MOVIELENS_BASELINES,
+    compas_baseline,
+    compas_features,
+    fit_fair_mf,
+    movielens_baseline,
+)
 from fairacq.relational._clause_env import (
     Clause,
     ClauseEnv,
@@ -66,6 +75,21 @@ from fairacq.relational._paper_review_data import (
     paper_review_data,
 )
 from fairacq.relational._parser import parse_rule, parse_rules
+from fairacq.relational._pipeline import (
+    MAP_TIGHT,
+    PipelineResult,
+    apply_fairness,
+    fairness_rows,
+    run_pipeline,
+)
+from fairacq.relational._psl_models import (
+    COMPAS_BASE_RULES,
+    MOVIELENS_HYPER_RULES,
+    PAPER_REVIEW_BASE_RULES,
+    PSL_MODELS,
+    PslModel,
+    make_psl_model,
+)
 from fairacq.relational._pslpython_bridge import (
     PSL_TIGHT_OPTIONS,
     PslResult,
@@ -83,10 +107,18 @@ from fairacq.relational._structure_scorer import (
 from fairacq.relational._weight_learning import WeightLearningResult, learn_weights
 
 __all__ = [
+    "COMPAS_BASELINES",
+    "COMPAS_BASE_RULES",
+    "COMPAS_FEATURES",
     "COMPAS_PREDICATES",
     "FAIRNESS_MEASURES",
     "LONG_JAIL_DAYS",
+    "MAP_TIGHT",
+    "MOVIELENS_BASELINES",
+    "MOVIELENS_HYPER_RULES",
+    "PAPER_REVIEW_BASE_RULES",
     "PAPER_REVIEW_PREDICATES",
+    "PSL_MODELS",
     "PSL_TIGHT_OPTIONS",
     "ArithmeticRule",
     "Atom",
@@ -104,7 +136,9 @@ __all__ = [
     "LinearConstraints",
     "Literal",
     "MapResult",
+    "PipelineResult",
     "PredicateSignature",
+    "PslModel",
     "PslResult",
     "RelationalData",
     "Rule",
@@ -115,6 +149,9 @@ __all__ = [
     "WeightLearningResult",
     "admm_map",
     "align_predictions",
+    "apply_fairness",
+    "compas_baseline",
+    "compas_features",
     "equalized_odds_gaps",
     "equalized_odds_prior",
     "evaluate_atoms",
@@ -122,13 +159,17 @@ __all__ = [
     "evaluate_ratings",
     "exact_map",
     "fairness_constraints",
+    "fairness_rows",
     "fit_biased_mf",
+    "fit_fair_mf",
     "ground",
     "group_mse",
     "learn_weights",
     "load_compas_relational",
     "load_movielens_relational",
     "load_paper_review",
+    "make_psl_model",
+    "movielens_baseline",
     "overestimation_prior",
     "paper_review_data",
     "parse_fairness",
@@ -137,6 +178,7 @@ __all__ = [
     "pearson_top_k",
     "psl_fairness",
     "ranked_auc_pr",
+    "run_pipeline",
     "run_psl",
     "semantic_distance",
     "signatures_from_frames",

@@ -21,6 +21,7 @@ Variants (§5.1): ``"sensitive"`` (Sensitive-A3SL: no constraints, no priors), `
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -122,6 +123,10 @@ class FairA3SL(Strategy):
         Directory for agent checkpoints.
     checkpoint_every : int, default=0
         Updates between checkpoints (0: only at the end).
+    max_seconds : float or None, default=None
+        Stop training after the update during which this wall time (seconds) was passed,
+        even if fewer than ``n_episodes`` episodes were built (experiments with a time
+        budget). ``None``: no limit.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the agent and weight learning.
 
@@ -179,6 +184,7 @@ class FairA3SL(Strategy):
         "scorer": ["callable", None],
         "checkpoint": [str, Path, None],
         "checkpoint_every": [Interval(int, 0, None, closed="left")],
+        "max_seconds": [Interval(float, 0, None, closed="neither"), None],
         "random_state": ["random_state"],
     }
 
@@ -206,6 +212,7 @@ class FairA3SL(Strategy):
         scorer: ClauseScorer | None = None,
         checkpoint: str | Path | None = None,
         checkpoint_every: int = 0,
+        max_seconds: float | None = None,
         random_state: Any = None,
     ) -> None:
         self.preset = preset
@@ -229,6 +236,7 @@ class FairA3SL(Strategy):
         self.scorer = scorer
         self.checkpoint = checkpoint
         self.checkpoint_every = checkpoint_every
+        self.max_seconds = max_seconds
         self.random_state = random_state
 
     # ------------------------------------------------------------------ building blocks
@@ -321,8 +329,16 @@ class FairA3SL(Strategy):
             agent = A2CAgent.load(continue_from, space, scorer)
         else:
             agent = A2CAgent(space, scorer, self._agent_config(), random_state=agent_seed)
+        deadline = None if self.max_seconds is None else time.perf_counter() + self.max_seconds
+
+        def in_time(_: A2CAgent) -> bool:
+            return deadline is None or time.perf_counter() < deadline
+
         agent.train(
-            self.n_episodes, checkpoint=self.checkpoint, checkpoint_every=self.checkpoint_every
+            self.n_episodes,
+            checkpoint=self.checkpoint,
+            checkpoint_every=self.checkpoint_every,
+            callback=in_time,
         )
         self.space_ = space
         self.scorer_ = scorer

@@ -13,7 +13,11 @@ Semantics follow PSL with a closed database:
 * **truth** values of target atoms (for learning and evaluation) are kept apart and never
   used by grounding.
 
-Internally every constant is interned to an integer code, so grounding joins integer columns.
+Internally every constant is coded once as an integer (one dictionary of constants for the
+whole database) and every atom table is an integer array, so grounding joins integer keys
+without touching strings. Each argument column is factorised on its own (strings and integers
+directly, other columns after ``astype(str)``) and only the distinct values of the columns
+are turned into strings and merged into the global dictionary.
 """
 
 from __future__ import annotations
@@ -35,6 +39,9 @@ if TYPE_CHECKING:
 __all__ = ["Database"]
 
 _IDENT_RE = re.compile(r"^[A-Za-z$_][A-Za-z0-9$_]*$")
+_KEY_LIMIT = 2**62
+_ROLES = ("observations", "targets", "truth")
+_SMALL = 4096  # string columns up to this length are factorised as Python objects
 
 
 class _Table:
@@ -50,6 +57,53 @@ class _Table:
         return int(self.codes.shape[0])
 
 
+class _Atoms:
+    """Every atom of one predicate that grounding reads, observed rows first.
+
+    Attributes
+    ----------
+    codes : ndarray of int64, shape (n, arity)
+        Constant codes of the arguments.
+    values : ndarray of float64, shape (n,)
+        Value of an observed atom; NaN for a target atom.
+    variables : ndarray of int64, shape (n,)
+        Model variable index of a target atom; -1 for an observed atom.
+    """
+
+    __slots__ = ("codes", "values", "variables")
+
+    def __init__(
+        self, codes: NDArray[np.int64], values: NDArray[np.float64], variables: NDArray[np.int64]
+    ) -> None:
+        self.codes = codes
+        self.values = values
+        self.variables = variables
+
+    def __len__(self) -> int:
+        return int(self.codes.shape[0])
+
+
+class _Parsed:
+    """One validated frame: argument names, per-column codes and distinct values, values.
+
+    ``codes[:, j]`` indexes ``uniques[j]`` (the distinct values of column ``j`` as str).
+    """
+
+    __slots__ = ("codes", "columns", "uniques", "values")
+
+    def __init__(
+        self,
+        columns: list[Any],
+        codes: NDArray[np.int64],
+        uniques: list[NDArray[np.object_]],
+        values: NDArray[np.float64] | None,
+    ) -> None:
+        self.columns = columns
+        self.codes = codes
+        self.uniques = uniques
+        self.values = values
+
+
 def _check_name(name: Any, where: str) -> str:
     if not isinstance(name, str) or not _IDENT_RE.match(name):
         raise InvalidDataError(
@@ -59,10 +113,35 @@ def _check_name(name: Any, where: str) -> str:
     return name
 
 
-def _split_frame(
-    frame: Any, predicate: str, role: str, *, value_required: bool
-) -> tuple[list[Any], pd.DataFrame, NDArray[np.float64] | None]:
-    """Return argument column names, argument frame (str) and values (or None)."""
+def _factorize_column(column: pd.Series) -> tuple[NDArray[np.int64], NDArray[np.object_]]:
+    """Return the codes of one argument column (-1 where missing) and its values as ``str``.
+
+    Columns of strings and of integers are factorised as they are (large string columns by
+    pyarrow, small ones as Python objects, which costs less per call); any other column
+    (floats, mixed objects) goes through ``astype(str)`` first, so ``1`` and ``1.0`` stay
+    distinct constants, as they would be after converting every value with ``str``.
+    """
+    dtype = column.dtype
+    if isinstance(dtype, pd.StringDtype) and len(column) > _SMALL:
+        codes, uniques = pd.factorize(column)
+        strings = np.asarray(uniques.to_numpy(dtype=object), dtype=object)
+    elif pd.api.types.is_integer_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
+        codes, uniques = pd.factorize(column)
+        strings = np.asarray(uniques.astype(str).to_numpy(dtype=object), dtype=object)
+    else:
+        values = column.to_numpy(dtype=object)
+        if not isinstance(dtype, pd.StringDtype) and (
+            pd.api.types.infer_dtype(values, skipna=True) != "string"
+        ):
+            missing = column.isna().to_numpy()
+            values = column.astype(str).to_numpy(dtype=object)
+            values[missing] = None
+        codes, strings = pd.factorize(values)
+    return np.asarray(codes, dtype=np.int64), np.asarray(strings, dtype=object)
+
+
+def _split_frame(frame: Any, predicate: str, role: str, *, value_required: bool) -> _Parsed:
+    """Validate one frame; return its argument names, local codes and values (or None)."""
     where = f"Database: {role} of '{predicate}'"
     if not isinstance(frame, pd.DataFrame):
         raise InvalidDataError(
@@ -73,34 +152,82 @@ def _split_frame(
         raise InvalidDataError(
             f"{where}: no argument columns. Give the arguments in order, then a 'value' column."
         )
-    args = frame[arg_cols]
-    if args.isna().to_numpy().any():
-        rows = np.flatnonzero(args.isna().to_numpy().any(axis=1))[:5].tolist()
+    factorized = [_factorize_column(col) for name, col in frame.items() if name != "value"]
+    codes = np.column_stack([c for c, _ in factorized]).reshape(len(frame), len(arg_cols))
+    uniques = [u for _, u in factorized]
+    missing = (codes < 0).any(axis=1)
+    if missing.any():
+        rows = np.flatnonzero(missing)[:5].tolist()
         raise InvalidDataError(f"{where}: missing argument values in rows {rows}. Drop them.")
-    args = args.astype(str)
-    values: NDArray[np.float64] | None = None
-    if "value" in frame.columns:
-        try:
-            values = pd.to_numeric(frame["value"], errors="raise").to_numpy(dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise InvalidDataError(f"{where}: 'value' column is not numeric ({exc}).") from exc
-        bad = ~np.isfinite(values) | (values < 0) | (values > 1)
-        if bad.any():
-            rows = np.flatnonzero(bad)[:5].tolist()
-            raise InvalidDataError(
-                f"{where}: {int(bad.sum())} values outside [0, 1] or NaN (rows {rows}, e.g. "
-                f"{values[rows[0]]!r}). Truth values must lie in [0, 1]; rescale them."
-            )
-    elif value_required:
-        raise InvalidDataError(f"{where}: a 'value' column is required.")
-    dup = args.duplicated()
-    if dup.any():
-        first = tuple(args[dup].iloc[0])
+    values = _check_values(frame, where, value_required=value_required)
+    if _has_duplicates(codes, uniques):
+        keys = _row_keys(codes, max((len(u) for u in uniques), default=0))
+        dup = pd.Series(keys).duplicated().to_numpy()
+        row = int(np.flatnonzero(dup)[0])
+        first = tuple(str(uniques[j][codes[row, j]]) for j in range(len(arg_cols)))
         raise InvalidDataError(
             f"{where}: {int(dup.sum())} duplicated atoms, e.g. {predicate}{first}. "
             "Each atom may be listed once; aggregate or drop duplicates."
         )
-    return arg_cols, args, values
+    return _Parsed(arg_cols, codes, uniques, values)
+
+
+def _has_duplicates(codes: NDArray[np.int64], uniques: list[NDArray[np.object_]]) -> bool:
+    """Whether two rows of ``codes`` are equal (``uniques[j]``: the values of column ``j``)."""
+    n = len(codes)
+    if len(uniques) == 1:
+        return len(uniques[0]) < n
+    keys = np.sort(_row_keys(codes, max(len(u) for u in uniques)))
+    return bool(np.any(keys[1:] == keys[:-1]))
+
+
+def _check_values(
+    frame: pd.DataFrame, where: str, *, value_required: bool
+) -> NDArray[np.float64] | None:
+    """Return the ``value`` column as floats in [0, 1]; None when absent and not required."""
+    if "value" not in frame.columns:
+        if value_required:
+            raise InvalidDataError(f"{where}: a 'value' column is required.")
+        return None
+    column = frame["value"]
+    try:
+        if column.dtype == np.float64:
+            values = column.to_numpy()
+        else:
+            values = pd.to_numeric(column, errors="raise").to_numpy(dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InvalidDataError(f"{where}: 'value' column is not numeric ({exc}).") from exc
+    bad = ~np.isfinite(values) | (values < 0) | (values > 1)
+    if bad.any():
+        rows = np.flatnonzero(bad)[:5].tolist()
+        raise InvalidDataError(
+            f"{where}: {int(bad.sum())} values outside [0, 1] or NaN (rows {rows}, e.g. "
+            f"{values[rows[0]]!r}). Truth values must lie in [0, 1]; rescale them."
+        )
+    return values
+
+
+def _merge_constants(
+    parts: Sequence[_Parsed],
+) -> tuple[NDArray[np.object_], list[NDArray[np.int64]]]:
+    """Build one dictionary of constants for all frames and recode each frame into it.
+
+    Only the distinct values of each column are hashed again, not every cell.
+    """
+    pieces = [u for part in parts for u in part.uniques]
+    if not pieces:
+        return np.zeros(0, dtype=object), [part.codes for part in parts]
+    recode, constants = pd.factorize(np.concatenate(pieces))
+    recode = np.asarray(recode, dtype=np.int64)
+    out: list[NDArray[np.int64]] = []
+    offset = 0
+    for part in parts:
+        columns = []
+        for j, uniques in enumerate(part.uniques):
+            columns.append(recode[offset + part.codes[:, j]])
+            offset += len(uniques)
+        out.append(np.column_stack(columns).reshape(part.codes.shape).astype(np.int64))
+    return np.asarray(constants, dtype=object), out
 
 
 class Database:
@@ -123,7 +250,7 @@ class Database:
 
     def __init__(
         self,
-        constants: pd.Index,
+        constants: NDArray[np.object_],
         arity: dict[str, int],
         argument_names: dict[str, tuple[str, ...]],
         observed: dict[str, _Table],
@@ -143,7 +270,10 @@ class Database:
             total += len(table)
         self._offsets = offsets
         self._n_targets = total
-        self._cache: dict[tuple[str, bool], pd.DataFrame] = {}
+        self._index: pd.Index | None = None
+        self._order: tuple[NDArray[np.str_], NDArray[np.int64]] | None = None
+        self._variables: pd.DataFrame | None = None
+        self._cache: dict[tuple[str, bool], _Atoms] = {}
         self._keyed: dict[str, tuple[Any, ...]] = {}
 
     # ------------------------------------------------------------------ constructors
@@ -183,16 +313,8 @@ class Database:
         truth = {} if truth is None else truth
         if not isinstance(truth, Mapping):
             raise InvalidDataError("Database.from_frames: truth must be a mapping or None.")
-        parsed: dict[str, dict[str, tuple[list[Any], pd.DataFrame, Any]]] = {
-            "observations": {},
-            "targets": {},
-            "truth": {},
-        }
-        for role, frames in (
-            ("observations", observations),
-            ("targets", targets),
-            ("truth", truth),
-        ):
+        parsed: dict[str, dict[str, _Parsed]] = {role: {} for role in _ROLES}
+        for role, frames in zip(_ROLES, (observations, targets, truth), strict=True):
             for name, frame in frames.items():
                 _check_name(name, f"Database.from_frames ({role})")
                 parsed[role][name] = _split_frame(
@@ -200,8 +322,9 @@ class Database:
                 )
         arity: dict[str, int] = {}
         names: dict[str, tuple[str, ...]] = {}
-        for role in ("observations", "targets", "truth"):
-            for name, (cols, _, _) in parsed[role].items():
+        for role in _ROLES:
+            for name, part in parsed[role].items():
+                cols = part.columns
                 if name in arity and arity[name] != len(cols):
                     raise InvalidDataError(
                         f"Database: predicate '{name}' has {arity[name]} arguments in one frame "
@@ -215,41 +338,18 @@ class Database:
                     f"Database: truth is given for '{name}', which has no target atoms. "
                     "Truth values belong to target predicates; list its atoms in targets."
                 )
-        pieces = [
-            args.to_numpy().reshape(-1) for r in parsed.values() for _, args, _ in r.values()
-        ]
-        all_values = np.concatenate(pieces) if pieces else np.array([], dtype=object)
-        constants = (
-            pd.Index(pd.unique(all_values.astype(str))) if len(all_values) else pd.Index([])
+        order = [(role, name) for role in _ROLES for name in parsed[role]]
+        constants, codes = _merge_constants([parsed[role][name] for role, name in order])
+        tables: dict[str, dict[str, _Table]] = {role: {} for role in _ROLES}
+        for (role, name), table_codes in zip(order, codes, strict=True):
+            values = parsed[role][name].values
+            if values is None:
+                values = np.full(len(table_codes), 1.0 if role == "observations" else np.nan)
+            tables[role][name] = _Table(table_codes, values)
+        _check_disjoint(tables["observations"], tables["targets"], constants)
+        return cls(
+            constants, arity, names, tables["observations"], tables["targets"], tables["truth"]
         )
-
-        def encode(args: pd.DataFrame) -> NDArray[np.int64]:
-            if len(args) == 0:
-                return np.zeros((0, args.shape[1]), dtype=np.int64)
-            flat = constants.get_indexer(pd.Index(args.to_numpy().reshape(-1)))
-            return np.asarray(flat, dtype=np.int64).reshape(args.shape)
-
-        observed = {
-            name: _Table(encode(args), np.ones(len(args)) if vals is None else vals)
-            for name, (_, args, vals) in parsed["observations"].items()
-        }
-        target_tables = {
-            name: _Table(encode(args), np.full(len(args), np.nan) if vals is None else vals)
-            for name, (_, args, vals) in parsed["targets"].items()
-        }
-        truth_tables = {
-            name: _Table(encode(args), vals) for name, (_, args, vals) in parsed["truth"].items()
-        }
-        for name in set(observed) & set(target_tables):
-            both = _match(observed[name].codes, target_tables[name].codes)
-            if (both >= 0).any():
-                row = int(np.flatnonzero(both >= 0)[0])
-                atom = tuple(constants[target_tables[name].codes[row]])
-                raise InvalidDataError(
-                    f"Database: atom {name}{atom} is both observed and a target "
-                    f"({int((both >= 0).sum())} such atoms). Remove it from one of the two."
-                )
-        return cls(constants, arity, names, observed, target_tables, truth_tables)
 
     @classmethod
     def from_sample(
@@ -429,13 +529,16 @@ class Database:
 
     def variables(self) -> pd.DataFrame:
         """One row per target atom: ``predicate`` and ``args`` (tuple of str), model order."""
-        preds: list[str] = []
-        args: list[tuple[str, ...]] = []
-        for name, table in self._targets.items():
-            strings = self._constants.to_numpy()[table.codes] if len(table) else table.codes
-            preds.extend([name] * len(table))
-            args.extend(tuple(str(v) for v in row) for row in strings)
-        return pd.DataFrame({"predicate": pd.Series(preds, dtype=object), "args": args})
+        if self._variables is None:
+            preds: list[str] = []
+            args: list[tuple[str, ...]] = []
+            for name, table in self._targets.items():
+                preds.extend([name] * len(table))
+                args.extend(map(tuple, self._constants[table.codes].tolist()))
+            self._variables = pd.DataFrame(
+                {"predicate": pd.Series(preds, dtype=object), "args": args}
+            )
+        return self._variables.copy()
 
     def variable_offset(self, predicate: str) -> int:
         """Index of the first model variable of ``predicate``."""
@@ -473,7 +576,7 @@ class Database:
         cols = list(self._argument_names[predicate])
         if table is None:
             return pd.DataFrame({**{c: pd.Series(dtype=object) for c in cols}, "value": []})
-        strings = self._constants.to_numpy()[table.codes].astype(str)
+        strings = self._constants[table.codes].astype(str)
         frame = pd.DataFrame(strings, columns=cols)
         frame["value"] = table.values
         return frame
@@ -515,30 +618,86 @@ class Database:
 
     def _code(self, constant: str) -> int:
         """Integer code of a constant, -1 if it occurs nowhere in the data."""
-        loc = self._constants.get_indexer(pd.Index([constant]))[0]
-        return int(loc)
+        if self._index is None:
+            self._index = pd.Index(self._constants, dtype=object)
+        return int(self._index.get_indexer(pd.Index([constant], dtype=object))[0])
 
-    def _atoms(self, predicate: str, *, positive_only: bool = False) -> pd.DataFrame:
-        """All atoms of ``predicate``: columns ``c0..c{k-1}`` (codes), ``value``, ``var``.
+    def _string_order(self) -> tuple[NDArray[np.str_], NDArray[np.int64]]:
+        """Return the constants sorted as strings and the rank ``2 * position + 1`` per code."""
+        if self._order is None:
+            strings = self._constants.astype(str)
+            order = np.argsort(strings, kind="stable")
+            rank = np.empty(len(strings), dtype=np.int64)
+            rank[order] = 2 * np.arange(len(strings), dtype=np.int64) + 1
+            self._order = (strings[order], rank)
+        return self._order
 
-        Target atoms have ``value`` NaN and ``var`` their model index; observed atoms have
-        ``var`` -1. With ``positive_only``, observed atoms of value 0 are left out.
+    def _atoms(self, predicate: str, *, positive_only: bool = False) -> _Atoms:
+        """All atoms of ``predicate``: observed atoms (value, variable -1), then targets.
+
+        Target atoms have value NaN and their model index as variable. With
+        ``positive_only``, observed atoms of value 0 are left out.
         """
         key = (predicate, positive_only)
         if key not in self._cache:
             self._cache[key] = self._build_atoms(predicate, positive_only)
         return self._cache[key]
 
+    def _build_atoms(self, predicate: str, positive_only: bool) -> _Atoms:
+        k = self._arity[predicate]
+        codes = [np.zeros((0, k), dtype=np.int64)]
+        values = [np.zeros(0)]
+        variables = [np.zeros(0, dtype=np.int64)]
+        obs = self._observed.get(predicate)
+        if obs is not None and len(obs):
+            keep = obs.values > 0 if positive_only else np.ones(len(obs), dtype=bool)
+            codes.append(obs.codes[keep])
+            values.append(obs.values[keep])
+            variables.append(np.full(int(keep.sum()), -1, dtype=np.int64))
+        tgt = self._targets.get(predicate)
+        if tgt is not None and len(tgt):
+            codes.append(tgt.codes)
+            values.append(np.full(len(tgt), np.nan))
+            variables.append(np.arange(len(tgt), dtype=np.int64) + self._offsets[predicate])
+        if len(codes) == 2:
+            return _Atoms(codes[1], values[1], variables[1])
+        return _Atoms(np.concatenate(codes), np.concatenate(values), np.concatenate(variables))
+
     def _encode(self, codes: NDArray[np.int64]) -> NDArray[np.int64] | None:
         """One int64 key per row of codes (-1 allowed), or None if it could overflow."""
         base = len(self._constants) + 1
         k = codes.shape[1]
-        if base ** max(k, 1) >= 2**62:
+        if base ** max(k, 1) >= _KEY_LIMIT:
             return None
-        key = np.zeros(len(codes), dtype=np.int64)
-        for j in range(k):
+        key = codes[:, 0] + 1
+        for j in range(1, k):
             key = key * base + (codes[:, j] + 1)
-        return key
+        return np.asarray(key, dtype=np.int64)
+
+    def _positions(self, predicate: str, codes: NDArray[np.int64]) -> NDArray[np.int64]:
+        """Row of :meth:`_atoms` holding each atom ``predicate(codes[i])`` (-1 when absent).
+
+        Rows are found through a key index built once per predicate: a direct-address array
+        when the keys span a small range, else a hash index.
+        """
+        if predicate not in self._keyed:
+            table = self._atoms(predicate)
+            key_t = self._encode(table.codes)
+            span = (len(self._constants) + 1) ** self._arity[predicate]
+            index: Any = None
+            if key_t is not None and span <= max(8 * len(table), 1 << 18):
+                index = np.full(span, -1, dtype=np.int64)
+                index[key_t] = np.arange(len(table), dtype=np.int64)
+            elif key_t is not None:
+                index = pd.Index(key_t, copy=False)
+            self._keyed[predicate] = (table, index)
+        table, index = self._keyed[predicate]
+        key_q = self._encode(codes)
+        if index is None or key_q is None:
+            return _match(table.codes, codes)
+        if isinstance(index, np.ndarray):
+            return np.asarray(index[key_q], dtype=np.int64)
+        return np.asarray(index.get_indexer(pd.Index(key_q, copy=False)), dtype=np.int64)
 
     def _lookup_codes(
         self, predicate: str, codes: NDArray[np.int64]
@@ -548,67 +707,60 @@ class Database:
         Target atoms have value NaN.
         """
         n = len(codes)
-        if predicate not in self._keyed:
-            table = self._atoms(predicate)
-            k = self._arity[predicate]
-            table_codes = table[[f"c{j}" for j in range(k)]].to_numpy(dtype=np.int64)
-            key_t = self._encode(table_codes)
-            order = np.argsort(key_t, kind="stable") if key_t is not None else None
-            self._keyed[predicate] = (
-                table_codes,
-                None if key_t is None or order is None else key_t[order],
-                order,
-                table["value"].to_numpy(dtype=np.float64),
-                table["var"].to_numpy(dtype=np.int64),
-            )
-        table_codes, sorted_keys, order, values, var = self._keyed[predicate]
-        if len(table_codes) == 0 or n == 0:
+        table = self._atoms(predicate)
+        if len(table) == 0 or n == 0:
             return np.zeros(n), np.full(n, -1, dtype=np.int64)
-        key_q = self._encode(codes)
-        if sorted_keys is None or order is None or key_q is None:
-            pos = _match(table_codes, codes)
-        else:
-            at = np.minimum(np.searchsorted(sorted_keys, key_q), len(sorted_keys) - 1)
-            pos = np.where(sorted_keys[at] == key_q, order[at], -1)
+        pos = self._positions(predicate, codes)
         hit = pos >= 0
         safe = np.where(hit, pos, 0)
         return (
-            np.where(hit, values[safe], 0.0),
-            np.where(hit, var[safe], -1).astype(np.int64),
+            np.where(hit, table.values[safe], 0.0),
+            np.where(hit, table.variables[safe], -1).astype(np.int64),
         )
 
-    def _build_atoms(self, predicate: str, positive_only: bool) -> pd.DataFrame:
-        k = self._arity[predicate]
-        parts = []
-        obs = self._observed.get(predicate)
-        if obs is not None and len(obs):
-            keep = obs.values > 0 if positive_only else slice(None)
-            part = pd.DataFrame(obs.codes[keep], columns=[f"c{j}" for j in range(k)])
-            part["value"] = obs.values[keep]
-            part["var"] = np.int64(-1)
-            parts.append(part)
-        tgt = self._targets.get(predicate)
-        if tgt is not None and len(tgt):
-            part = pd.DataFrame(tgt.codes, columns=[f"c{j}" for j in range(k)])
-            part["value"] = np.nan
-            part["var"] = np.arange(len(tgt), dtype=np.int64) + self._offsets[predicate]
-            parts.append(part)
-        if not parts:
-            empty = {f"c{j}": np.zeros(0, dtype=np.int64) for j in range(k)}
-            return pd.DataFrame({**empty, "value": np.zeros(0), "var": np.zeros(0, np.int64)})
-        return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+
+def _check_disjoint(
+    observed: Mapping[str, _Table], targets: Mapping[str, _Table], constants: NDArray[np.object_]
+) -> None:
+    """Raise if an atom is both observed and a target."""
+    for name in set(observed) & set(targets):
+        both = _match(observed[name].codes, targets[name].codes) >= 0
+        if both.any():
+            row = int(np.flatnonzero(both)[0])
+            atom = tuple(str(c) for c in constants[targets[name].codes[row]])
+            raise InvalidDataError(
+                f"Database: atom {name}{atom} is both observed and a target "
+                f"({int(both.sum())} such atoms). Remove it from one of the two."
+            )
+
+
+def _row_keys(codes: NDArray[np.int64], base: int) -> NDArray[np.int64]:
+    """One int64 key per row of ``codes`` (integers in ``[-1, base - 1]``); equal iff rows are.
+
+    Columns are combined in mixed radix ``base + 1``; before a column could overflow int64,
+    the keys so far are renumbered densely.
+    """
+    n, k = codes.shape
+    radix = base + 1
+    key = np.zeros(n, dtype=np.int64)
+    span = 1
+    for j in range(k):
+        if span * radix >= _KEY_LIMIT:
+            key = np.asarray(pd.factorize(key)[0], dtype=np.int64)
+            span = int(key.max()) + 1 if n else 1
+        key = key * radix + (codes[:, j] + 1)
+        span *= radix
+    return key
 
 
 def _match(table: NDArray[np.int64], query: NDArray[np.int64]) -> NDArray[np.int64]:
     """Row of ``table`` equal to each row of ``query`` (-1 when absent); rows are unique."""
     if len(table) == 0 or len(query) == 0:
         return np.full(len(query), -1, dtype=np.int64)
-    cols = [f"c{j}" for j in range(table.shape[1])]
-    left = pd.DataFrame(query, columns=cols)
-    right = pd.DataFrame(table, columns=cols)
-    right["pos"] = np.arange(len(table), dtype=np.int64)
-    merged = left.merge(right, on=cols, how="left", sort=False)
-    return merged["pos"].fillna(-1).to_numpy(dtype=np.int64)
+    both = np.concatenate([table, query])
+    keys = _row_keys(both, int(both.max()) + 1)
+    pos = pd.Index(keys[: len(table)]).get_indexer(pd.Index(keys[len(table) :]))
+    return np.asarray(pos, dtype=np.int64)
 
 
 def _read_table(path: Path, sep: str) -> pd.DataFrame:

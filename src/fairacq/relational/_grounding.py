@@ -5,8 +5,8 @@ violated to the degree that the conjunction of its *negated clause* ``b1 & ... &
 ... & !hl`` is true; with literal values ``v_i`` (``x`` for a positive literal, ``1 - x`` for a
 negated one) its distance to satisfaction is ``max(0, sum_i v_i - (n - 1))``, ``n`` the number
 of literals. This is linear in the target atoms; observed atoms fold into the constant.
-Substitutions are enumerated by joining (pandas merges on integer-coded constants) the tables
-of the atoms that are positive in the negated clause -- observed atoms with value > 0 and
+Substitutions are enumerated by joining (hash joins on integer-coded constants) the tables of
+the atoms that are positive in the negated clause -- observed atoms with value > 0 and
 target atoms -- as PSL's grounding query does; the other atoms are looked up (absent atoms
 are 0). Term comparisons (``==``, ``!=``, ``%``) filter the joined rows. Ground rules whose
 distance is <= 0 for every value of their targets in [0, 1] are dropped (this includes PSL's
@@ -35,6 +35,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -42,7 +43,7 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 
 from fairacq.exceptions import InvalidDataError
-from fairacq.relational._database import Database
+from fairacq.relational._database import _KEY_LIMIT, Database, _row_keys
 from fairacq.relational._ground_model import (
     GroundModel,
     HingePotentials,
@@ -80,10 +81,27 @@ def _col(name: str) -> str:
 
 @dataclass
 class _Linear:
-    """Rows ``a_r . y + b_r`` of one rule (before splitting into potentials/constraints)."""
+    """Rows ``a_r . y + b_r`` of one rule (before splitting into potentials/constraints).
 
-    matrix: SparseMatrix
+    The nonzeros of ``a`` are triplets ``(rows, cols, data)``, canonical as in a sparse
+    matrix: no two share a row and column and none is 0. One sparse matrix is built for all
+    rules at the end (:func:`_stack`), which saves a scipy round trip per rule.
+    """
+
+    rows: NDArray[np.int64]
+    cols: NDArray[np.int64]
+    data: NDArray[np.float64]
     constant: NDArray[np.float64]
+
+    @classmethod
+    def empty(cls) -> _Linear:
+        """Return no rows."""
+        none = np.zeros(0, dtype=np.int64)
+        return cls(none, none, np.zeros(0), np.zeros(0))
+
+    def has_variable(self) -> NDArray[np.bool_]:
+        """Return whether each row has a nonzero coefficient."""
+        return np.bincount(self.rows, minlength=len(self.constant)) > 0
 
 
 # --------------------------------------------------------------------------- validation
@@ -128,59 +146,225 @@ def _check_rules(rules: Sequence[Rule | ArithmeticRule], database: Database) -> 
                 )
 
 
-# --------------------------------------------------------------------------- atom frames
+# --------------------------------------------------------------------------- substitution frames
+
+
+_Part: TypeAlias = tuple[dict[str, NDArray[Any]], NDArray[np.intp] | None]
+
+
+class _Frame:
+    """Equal-length columns: constant codes ``V:<name>`` of variables, and atom columns.
+
+    The atom columns are ``val<tag>`` (value of an observed atom, NaN for a target) and
+    ``var<tag>`` (model variable of a target atom, -1 for an observed one). A bare stand-in
+    for a DataFrame in the grounding hot path. Rows are kept as *parts*: a dict of source
+    columns and the row index into them (None for all rows in order). Joins and filters only
+    compose the row indices, one per part; a column is gathered when it is read. When two
+    parts hold a column of the same name (a shared variable), the first one is read.
+    """
+
+    __slots__ = ("_cache", "length", "parts")
+
+    def __init__(self, parts: list[_Part], length: int) -> None:
+        self.parts = parts
+        self.length = length
+        self._cache: dict[str, NDArray[Any]] = {}
+
+    @classmethod
+    def of(cls, columns: dict[str, NDArray[Any]], length: int) -> _Frame:
+        """Return a frame of one part holding ``columns`` in order."""
+        return cls([(columns, None)], length)
+
+    def __len__(self) -> int:
+        return self.length
+
+    def names(self) -> list[str]:
+        """Return every column name, in order of first appearance."""
+        return list(dict.fromkeys(c for columns, _ in self.parts for c in columns))
+
+    def variables(self) -> list[str]:
+        """Return the variable columns (``V:<name>``)."""
+        return [c for c in self.names() if c.startswith("V:")]
+
+    def column(self, name: str) -> NDArray[Any]:
+        """Return the values of column ``name``, one per row."""
+        if name not in self._cache:
+            columns, rows = next((p for p in self.parts if name in p[0]), ({}, None))
+            if name not in columns:
+                raise KeyError(name)
+            self._cache[name] = columns[name] if rows is None else columns[name][rows]
+        return self._cache[name]
+
+    def take(self, index: NDArray[np.intp]) -> _Frame:
+        """Return the rows ``index``, in that order."""
+        parts: list[_Part] = [
+            (c, index if rows is None else rows[index]) for c, rows in self.parts
+        ]
+        return _Frame(parts, len(index))
+
+    def where(self, mask: NDArray[np.bool_]) -> _Frame:
+        """Return the rows where ``mask`` holds."""
+        return self.take(np.flatnonzero(mask))
+
+    def select(self, names: Sequence[str]) -> _Frame:
+        """Return the columns ``names`` only, gathered into one part."""
+        return _Frame.of({c: self.column(c) for c in names}, self.length)
+
+    def with_column(self, name: str, values: NDArray[Any]) -> _Frame:
+        """Return the frame with one more column."""
+        return _Frame([({name: values}, None), *self.parts], self.length)
+
+
+def _n_codes(db: Database) -> int:
+    """Return the number of constant codes of ``db`` (the radix of row keys)."""
+    return max(len(db._constants), 1)
 
 
 def _atom_frame(
     atom: Atom, database: Database, tag: str, *, positive_only: bool = False
-) -> pd.DataFrame:
+) -> _Frame:
     """Atoms matching ``atom``: one column per (summation) variable, ``val{tag}``, ``var{tag}``."""
     table = database._atoms(atom.predicate, positive_only=positive_only)
-    keep = np.ones(len(table), dtype=bool)
-    first: dict[str, str] = {}
+    keep: NDArray[np.bool_] | None = None
+    first: dict[str, int] = {}
     for j, arg in enumerate(atom.args):
-        column = table[f"c{j}"].to_numpy()
+        column = table.codes[:, j]
         if isinstance(arg, Constant):
-            keep &= column == database._code(arg.value)
+            match = column == database._code(arg.value)
         elif arg.name in first:
-            keep &= column == table[first[arg.name]].to_numpy()
+            match = column == table.codes[:, first[arg.name]]
         else:
-            first[arg.name] = f"c{j}"
-    table = table[keep]
-    out = pd.DataFrame({_col(name): table[c].to_numpy() for name, c in first.items()})
-    out[f"val{tag}"] = table["value"].to_numpy()
-    out[f"var{tag}"] = table["var"].to_numpy()
-    return out
+            first[arg.name] = j
+            continue
+        keep = match if keep is None else keep & match
+    index = None if keep is None else np.flatnonzero(keep)
+
+    def pick(values: NDArray[Any]) -> NDArray[Any]:
+        return values if index is None else values[index]
+
+    columns = {_col(name): pick(table.codes[:, j]) for name, j in first.items()}
+    columns[f"val{tag}"] = pick(table.values)
+    columns[f"var{tag}"] = pick(table.variables)
+    return _Frame.of(columns, len(table) if index is None else len(index))
 
 
-def _join(frames: list[pd.DataFrame]) -> pd.DataFrame:
+def _keys(frame: _Frame, on: Sequence[str], base: int) -> NDArray[np.int64]:
+    """One integer key per row of ``frame`` over the columns ``on`` (codes below ``base``).
+
+    Keys of different frames are comparable unless several columns could overflow int64
+    (then :func:`_merge` renumbers both frames together).
+    """
+    key = np.asarray(frame.column(on[0]), dtype=np.int64)
+    for c in on[1:]:
+        key = key * base + frame.column(c)
+    return key
+
+
+def _fits(on: Sequence[str], base: int) -> bool:
+    """Whether :func:`_keys` over ``on`` cannot overflow."""
+    return bool(base ** len(on) < _KEY_LIMIT)
+
+
+def _small(span: int, size: int) -> bool:
+    """Whether keys below ``span`` are few enough to index an array (for ``size`` rows)."""
+    return span <= max(4 * size, 1 << 16)
+
+
+def _match_keys(
+    lkey: NDArray[np.int64], rkey: NDArray[np.int64], span: int | None
+) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """Return the pairs ``(i, j)`` with ``lkey[i] == rkey[j]``, ordered by ``i`` then ``j``.
+
+    The right rows are grouped by key (stably, so the rows of one key keep their order) and
+    each left key finds its group: by direct addressing when the keys lie below a small
+    ``span`` (None when unknown), else by hashing the distinct right keys.
+    """
+    if span is not None and _small(span, len(lkey) + len(rkey)):
+        group, at = rkey, lkey
+        size = np.bincount(group, minlength=span)
+    else:
+        codes, distinct = pd.factorize(rkey)
+        group = np.asarray(codes, dtype=np.int64)
+        size = np.bincount(group, minlength=len(distinct) + 1)  # last: "absent", size 0
+        found = pd.Index(distinct, copy=False).get_indexer(pd.Index(lkey, copy=False))
+        at = np.where(found >= 0, found, len(distinct))
+    hit = np.flatnonzero(size[at] > 0)
+    at = at[hit]
+    if size.max(initial=0) <= 1:  # unique right keys: at most one match per left row
+        position = np.full(len(size), -1, dtype=np.intp)
+        position[group] = np.arange(len(group), dtype=np.intp)
+        return hit, position[at]
+    counts = size[at]
+    order = np.argsort(group, kind="stable")
+    first = np.cumsum(size) - size
+    li = np.repeat(hit, counts)
+    starts = np.repeat(first[at] - (np.cumsum(counts) - counts), counts)
+    return li, order[starts + np.arange(len(li))]
+
+
+def _merge(left: _Frame, right: _Frame, on: Sequence[str], base: int) -> _Frame:
+    """Inner join on the columns ``on`` (a cross join if empty).
+
+    Rows come in the order of ``left`` and, for one left row, in the order of ``right`` (as
+    pandas' ``merge(sort=False)``). Keys of several columns are combined into one integer
+    key (see :func:`_keys`); the join itself is :func:`_match_keys`.
+    """
+    n_left, n_right = len(left), len(right)
+    if not on:
+        li = np.repeat(np.arange(n_left), n_right)
+        ri = np.tile(np.arange(n_right), n_left)
+    else:
+        span: int | None = base ** len(on)
+        if _fits(on, base):
+            lkey, rkey = _keys(left, on, base), _keys(right, on, base)
+        else:
+            span = None
+            codes = np.column_stack(
+                [np.concatenate([left.column(c), right.column(c)]) for c in on]
+            )
+            both = _row_keys(codes.astype(np.int64), base)
+            lkey, rkey = both[:n_left], both[n_left:]
+        li, ri = _match_keys(lkey, rkey, span)
+    return _Frame(left.take(li).parts + right.take(ri).parts, len(li))
+
+
+def _distinct(frame: _Frame, base: int) -> _Frame:
+    """Return the first occurrence of each distinct row (code columns only), in order."""
+    on = frame.names()
+    if len(frame) == 0 or not on:
+        return frame
+    if _fits(on, base):
+        keys = _keys(frame, on, base)
+    else:
+        codes = np.column_stack([frame.column(c) for c in on]).astype(np.int64)
+        keys = _row_keys(codes, base)
+    seen = pd.Series(keys, copy=False).duplicated().to_numpy()
+    return frame if not seen.any() else frame.where(~seen)
+
+
+def _join(frames: list[_Frame], base: int) -> _Frame:
     """Inner-join frames on their shared variable columns, smallest and connected first."""
     remaining = sorted(frames, key=len)
     result = remaining.pop(0)
     while remaining:
-        bound = {c for c in result.columns if c.startswith("V:")}
-        connected = [k for k, f in enumerate(remaining) if bound & set(f.columns)]
+        bound = set(result.variables())
+        connected = [k for k, f in enumerate(remaining) if bound & set(f.variables())]
         nxt = remaining.pop(connected[0] if connected else 0)
-        shared = sorted(bound & set(nxt.columns))
-        if shared:
-            result = result.merge(nxt, on=shared, how="inner", sort=False)
-        else:
-            result = result.merge(nxt, how="cross")
-        if result.empty:
-            break
-    return result.reset_index(drop=True)
+        shared = sorted(bound & set(nxt.variables()))
+        result = _merge(result, nxt, shared, base)
+    return result
 
 
 def _term_codes(
-    term: Variable | SumVariable | Constant, frame: pd.DataFrame, db: Database
+    term: Variable | SumVariable | Constant, frame: _Frame, db: Database
 ) -> NDArray[np.int64]:
     if isinstance(term, Constant):
         return np.full(len(frame), db._code(term.value), dtype=np.int64)
-    return frame[_col(term.name)].to_numpy(dtype=np.int64)
+    return np.asarray(frame.column(_col(term.name)), dtype=np.int64)
 
 
 def _lookup(
-    atom: Atom, frame: pd.DataFrame, db: Database
+    atom: Atom, frame: _Frame, db: Database
 ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """Value and variable index of ``atom`` for each row of ``frame`` (absent: 0, -1)."""
     codes = np.column_stack([_term_codes(a, frame, db) for a in atom.args]).astype(np.int64)
@@ -188,26 +372,23 @@ def _lookup(
 
 
 def _rank(
-    term: Variable | SumVariable | Constant, frame: pd.DataFrame, db: Database
+    term: Variable | SumVariable | Constant, frame: _Frame, db: Database
 ) -> NDArray[np.int64]:
     """Rank constants in string order for the ``%`` comparison.
 
     A constant of the data ranks ``2 * position + 1``; a rule constant the data does not hold
     ranks ``2 * insertion point``, between its neighbours.
     """
-    strings = db._constants.to_numpy().astype(str)
-    order = np.argsort(strings, kind="stable")
+    strings, rank = db._string_order()
     if isinstance(term, Constant):
-        pos = int(np.searchsorted(strings[order], term.value))
-        present = pos < len(strings) and strings[order][pos] == term.value
+        pos = int(np.searchsorted(strings, term.value))
+        present = pos < len(strings) and strings[pos] == term.value
         return np.full(len(frame), 2 * pos + (1 if present else 0), dtype=np.int64)
-    rank = np.empty(len(strings), dtype=np.int64)
-    rank[order] = 2 * np.arange(len(strings), dtype=np.int64) + 1
-    out: NDArray[np.int64] = rank[frame[_col(term.name)].to_numpy(dtype=np.int64)]
+    out: NDArray[np.int64] = rank[frame.column(_col(term.name))]
     return out
 
 
-def _compare(comp: Comparison, frame: pd.DataFrame, db: Database) -> NDArray[np.bool_]:
+def _compare(comp: Comparison, frame: _Frame, db: Database) -> NDArray[np.bool_]:
     if isinstance(comp.left, Constant) and isinstance(comp.right, Constant):
         a, b = comp.left.value, comp.right.value
         static = {"==": a == b, "!=": a != b, "%": a < b}[comp.op]
@@ -228,11 +409,11 @@ def _ground_logical(rule: Rule, db: Database, n: int) -> _Linear:
     clause = rule.clause()
     positives = [(i, atom) for i, (atom, pos) in enumerate(clause) if pos]
     frames = [_atom_frame(atom, db, str(i), positive_only=True) for i, atom in positives]
-    subs = _join(frames)
+    subs = _join(frames, _n_codes(db))
     for comp in rule.comparisons():
-        if subs.empty:
+        if len(subs) == 0:
             break
-        subs = subs[_compare(comp, subs, db)].reset_index(drop=True)
+        subs = subs.where(_compare(comp, subs, db))
     m = len(subs)
     rows: list[NDArray[np.int64]] = []
     cols: list[NDArray[np.int64]] = []
@@ -243,8 +424,8 @@ def _ground_logical(rule: Rule, db: Database, n: int) -> _Linear:
         if m == 0:
             break
         if positive:
-            val = subs[f"val{i}"].to_numpy(dtype=np.float64)
-            var = subs[f"var{i}"].to_numpy(dtype=np.int64)
+            val = subs.column(f"val{i}")
+            var = subs.column(f"var{i}")
         else:
             val, var = _lookup(atom, subs, db)
         is_var = var >= 0
@@ -253,7 +434,9 @@ def _ground_logical(rule: Rule, db: Database, n: int) -> _Linear:
         data.append(np.full(int(is_var.sum()), 1.0 if positive else -1.0))
         obs = np.where(is_var, 0.0 if positive else 1.0, val if positive else 1.0 - val)
         constant += obs
-    return _assemble(rows, cols, data, constant, n)
+    predicates = [atom.predicate for atom, _ in clause]
+    merge = len(set(predicates)) < len(predicates)  # else no variable can repeat in a row
+    return _assemble(rows, cols, data, constant, n, merge=merge)
 
 
 def _assemble(
@@ -262,43 +445,55 @@ def _assemble(
     data: list[NDArray[np.float64]],
     constant: NDArray[np.float64],
     n: int,
+    *,
+    merge: bool = True,
 ) -> _Linear:
-    m = len(constant)
-    if rows:
-        r, c, d = np.concatenate(rows), np.concatenate(cols), np.concatenate(data)
-    else:
-        r, c, d = np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-    matrix: SparseMatrix = sp.csr_array((d, (r, c)), shape=(m, n))
-    matrix.sum_duplicates()
-    matrix.eliminate_zeros()
-    return _Linear(matrix, constant)
+    """Collect per-term triplets into canonical rows.
+
+    ``merge=False`` promises that no (row, column) pair repeats, which spares the sort that
+    sums duplicates; zero coefficients are dropped either way.
+    """
+    if not rows:
+        empty = _Linear.empty()
+        return _Linear(empty.rows, empty.cols, empty.data, constant)
+    r, c, d = np.concatenate(rows), np.concatenate(cols), np.concatenate(data)
+    if merge:
+        matrix: SparseMatrix = sp.csr_array((d, (r, c)), shape=(len(constant), n))
+        matrix.sum_duplicates()
+        matrix.eliminate_zeros()
+        coo = matrix.tocoo()
+        r, c, d = coo.row.astype(np.int64), coo.col.astype(np.int64), coo.data
+    elif not np.all(d != 0):
+        nonzero = d != 0
+        r, c, d = r[nonzero], c[nonzero], d[nonzero]
+    return _Linear(r, c, d, constant)
 
 
 def _box_max(lin: _Linear) -> NDArray[np.float64]:
     """Largest value of ``a.y + b`` over ``y in [0, 1]^n``, per row."""
-    positive = lin.matrix.copy()
-    positive.data = np.maximum(positive.data, 0.0)
-    return np.asarray(positive.sum(axis=1)).reshape(-1) + lin.constant
+    positive = np.maximum(lin.data, 0.0)
+    return np.bincount(lin.rows, weights=positive, minlength=len(lin.constant)) + lin.constant
 
 
 def _rows(lin: _Linear, keep: NDArray[np.bool_]) -> _Linear:
-    idx = np.flatnonzero(keep)
-    return _Linear(sp.csr_array(lin.matrix[idx]), lin.constant[idx])
+    """Return the rows where ``keep`` holds, renumbered in order."""
+    renumber = np.cumsum(keep) - 1
+    entry = keep[lin.rows]
+    return _Linear(renumber[lin.rows[entry]], lin.cols[entry], lin.data[entry], lin.constant[keep])
 
 
 def _negated(lin: _Linear) -> _Linear:
-    return _Linear(sp.csr_array(-lin.matrix), -lin.constant)
+    return _Linear(lin.rows, lin.cols, -lin.data, -lin.constant)
 
 
 def _nontrivial(lin: _Linear) -> _Linear:
-    has_var = np.diff(lin.matrix.indptr) > 0
-    return _rows(lin, has_var & (_box_max(lin) > _EPS))
+    return _rows(lin, lin.has_variable() & (_box_max(lin) > _EPS))
 
 
 # --------------------------------------------------------------------------- arithmetic rules
 
 
-def _eval_filter(formula: BoolFormula, frame: pd.DataFrame, db: Database) -> NDArray[np.bool_]:
+def _eval_filter(formula: BoolFormula, frame: _Frame, db: Database) -> NDArray[np.bool_]:
     if isinstance(formula, Comparison):
         return _compare(formula, frame, db)
     if isinstance(formula, Literal):
@@ -361,44 +556,39 @@ def _ground_arithmetic(
     rule: ArithmeticRule, db: Database, n: int, filters: dict[str, BoolFormula]
 ) -> _Linear:
     plain = rule.variables()
-    frames: list[pd.DataFrame] = []
+    base = _n_codes(db)
+    frames: list[_Frame] = []
     for i, atom in enumerate(rule.atoms()):
         frame = _atom_frame(atom, db, str(i))
-        if frame.empty:
-            return _Linear(sp.csr_array((0, n)), np.zeros(0))
-        keep = [c for c in frame.columns if c.startswith("V:") and c[2:] in plain]
+        if len(frame) == 0:
+            return _Linear.empty()
+        keep = [c for c in frame.variables() if c[2:] in plain]
         if keep:
-            frames.append(frame[keep].drop_duplicates())
+            frames.append(_distinct(frame.select(keep), base))
     if frames:
-        groups = _join(frames)[[_col(v) for v in plain]].drop_duplicates().reset_index(drop=True)
+        groups = _distinct(_join(frames, base).select([_col(v) for v in plain]), base)
     else:
-        groups = pd.DataFrame(index=pd.RangeIndex(1))
+        groups = _Frame.of({}, 1)
     g = len(groups)
     if g == 0:
-        return _Linear(sp.csr_array((0, n)), np.zeros(0))
-    groups["gid"] = np.arange(g, dtype=np.int64)
+        return _Linear.empty()
+    groups = groups.with_column("gid", np.arange(g, dtype=np.int64))
 
     # expand each summation atom; count retained atoms per group
-    expansions: dict[int, pd.DataFrame] = {}
+    expansions: dict[int, _Frame] = {}
     card: dict[str, NDArray[np.float64]] = {}
     for i, term in enumerate(rule.terms()):
         if term.atom is None or not term.atom.sum_variables():
             continue
         atom = term.atom
         frame = _atom_frame(atom, db, "")
-        shared = [_col(v) for v in atom.variables()]
-        rows = (
-            groups.merge(frame, on=shared, how="inner")
-            if shared
-            else groups.merge(frame, how="cross")
-        )
+        rows = _merge(groups, frame, [_col(v) for v in atom.variables()], base)
         for name in atom.sum_variables():
             formula = filters.get(name)
-            if formula is not None and not rows.empty:
-                rows = rows[_eval_filter(formula, rows, db)]
-        rows = rows.reset_index(drop=True)
+            if formula is not None and len(rows):
+                rows = rows.where(_eval_filter(formula, rows, db))
         expansions[i] = rows
-        counts = np.bincount(rows["gid"].to_numpy(dtype=np.int64), minlength=g).astype(np.float64)
+        counts = np.bincount(rows.column("gid"), minlength=g).astype(np.float64)
         for name in atom.sum_variables():
             card[name] = counts
 
@@ -415,9 +605,9 @@ def _ground_arithmetic(
             val, var = np.ones(g), np.full(g, -1, dtype=np.int64)
         elif i in expansions:
             rows = expansions[i]
-            gid = rows["gid"].to_numpy(dtype=np.int64)
-            val = rows["val"].to_numpy(dtype=np.float64)
-            var = rows["var"].to_numpy(dtype=np.int64)
+            gid = rows.column("gid")
+            val = rows.column("val")
+            var = rows.column("var")
         else:
             gid = np.arange(g, dtype=np.int64)
             val, var = _lookup(term.atom, groups, db)
@@ -507,10 +697,7 @@ def ground(rules: Sequence[Rule | ArithmeticRule], database: Database) -> Ground
                     pieces += [(_negated(lin), False), (lin, False)]
         if rule.weight is None:
             for piece, equality in pieces:
-                if equality:
-                    kept = _rows(piece, np.diff(piece.matrix.indptr) > 0)
-                else:
-                    kept = _nontrivial(piece)
+                kept = _rows(piece, piece.has_variable()) if equality else _nontrivial(piece)
                 cons.append((kept, equality, rule.text))
         else:
             index = len(weights)
@@ -534,7 +721,7 @@ def _build_potentials(pot: list[tuple[_Linear, float, bool, int]], n: int) -> Hi
         return HingePotentials.empty(n)
     sizes = [len(lin.constant) for lin, _, _, _ in pot]
     return HingePotentials.build(
-        sp.vstack([lin.matrix for lin, _, _, _ in pot], format="csr"),
+        _stack([lin for lin, _, _, _ in pot], n),
         np.concatenate([lin.constant for lin, _, _, _ in pot]),
         np.repeat([w for _, w, _, _ in pot], sizes),
         np.repeat([s for _, _, s, _ in pot], sizes).astype(bool),
@@ -551,9 +738,21 @@ def _build_constraints(cons: list[tuple[_Linear, bool, str]], n: int) -> LinearC
     for (_, _, text), size in zip(cons, sizes, strict=True):
         labels.extend([text] * size)
     return LinearConstraints.build(
-        sp.vstack([lin.matrix for lin, _, _ in cons], format="csr"),
+        _stack([lin for lin, _, _ in cons], n),
         np.concatenate([lin.constant for lin, _, _ in cons]),
         np.repeat([eq for _, eq, _ in cons], sizes).astype(bool),
         labels,
         n_variables=n,
     )
+
+
+def _stack(parts: list[_Linear], n: int) -> SparseMatrix:
+    """Stack the rows of ``parts`` into one CSR matrix with ``n`` columns (sorted indices)."""
+    sizes = np.array([len(lin.constant) for lin in parts], dtype=np.int64)
+    offsets = np.cumsum(sizes) - sizes
+    rows = np.concatenate([lin.rows + off for lin, off in zip(parts, offsets, strict=True)])
+    cols = np.concatenate([lin.cols for lin in parts])
+    data = np.concatenate([lin.data for lin in parts])
+    matrix: SparseMatrix = sp.csr_array((data, (rows, cols)), shape=(int(sizes.sum()), n))
+    matrix.sum_duplicates()
+    return matrix

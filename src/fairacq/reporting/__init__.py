@@ -7,6 +7,7 @@ mean and one standard deviation over trials and the paper's value as a dashed li
 that need no GUI backend, so it works on machines without a screen.
 """
 
+from fairacq.reporting._pareto_plot import plot_median_band, plot_pareto_fronts
 from fairacq.reporting._plots import aggregate_traces, new_figure, plot_traces, save_figure
 from fairacq.reporting._summary import format_markdown_table, summary_frame, write_summary
 
@@ -14,6 +15,8 @@ __all__ = [
     "aggregate_traces",
     "format_markdown_table",
     "new_figure",
+    "plot_median_band",
+    "plot_pareto_fronts",
     "plot_traces",
     "save_figure",
     "summary_frame",

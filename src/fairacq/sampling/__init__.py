@@ -10,7 +10,8 @@ Entry points: the oracles :class:`DatasetOracle`, :class:`GeneratorOracle`,
 :class:`CallbackOracle`; the samplers :class:`AoptSampler` (Algorithms 1-2, eq. 4/6),
 :class:`AoptPlusSampler` (Mann-Kendall trend term), and the baselines
 :class:`EpsilonGreedySampler`, :class:`GreedySampler`, :class:`UniformSampler`,
-:class:`UncuratedSampler`; the score functions :func:`vc_deviation`,
+:class:`UncuratedSampler`; the round learners :class:`ExactLogistic`,
+:class:`IncrementalMLP`, :class:`IncrementalCNN`; the score functions :func:`vc_deviation`,
 :func:`rademacher_deviation`, :func:`theory_ucb`, :func:`practical_ucb`,
 :func:`mann_kendall_score`. Choices the paper leaves open: ``docs/paper-notes/aopt.md``.
 """
@@ -25,6 +26,7 @@ from fairacq.sampling._baselines import (
     UncuratedSampler,
     UniformSampler,
 )
+from fairacq.sampling._cnn import IncrementalCNN
 from fairacq.sampling._learners import ExactLogistic, IncrementalMLP
 from fairacq.sampling._oracles import CallbackOracle, DatasetOracle, GeneratorOracle, GroupOracle
 from fairacq.sampling._registry import available_samplers, make_sampler
@@ -42,6 +44,7 @@ __all__ = [
     "GreedySampler",
     "GroupOracle",
     "GroupSampler",
+    "IncrementalCNN",
     "IncrementalMLP",
     "SamplerState",
     "UncuratedSampler",

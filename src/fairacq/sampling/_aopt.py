@@ -55,7 +55,7 @@ class AoptSampler(GroupSampler):
     xi : float, default=0.5
         Forced exploration: a group drawn in fewer than ``t ** xi`` rounds is drawn next;
         0 disables it.
-    mode : {"exact", "incremental"}, default="exact"
+    mode : {"exact", "incremental", "incremental-cnn"}, default="exact"
         Learner update per round.
     loss : {"zero_one", "log"}, default="zero_one"
         Loss inside the score.

@@ -87,9 +87,11 @@ class GroupSampler(Strategy):
         Samples per draw; each round draws ``b0`` (or ``2 * b0`` with paired validation).
     n0 : int or None, default=None
         Rounds of Phase 1, visiting the groups in turn; None means one round per group.
-    mode : {"exact", "incremental"}, default="exact"
+    mode : {"exact", "incremental", "incremental-cnn"}, default="exact"
         ``"exact"`` re-fits logistic regression each round (warm-started); ``"incremental"``
-        trains a small torch MLP by one SGD epoch per round (paper 001, §4).
+        trains a small torch MLP by one SGD epoch per round (paper 001, §4);
+        ``"incremental-cnn"`` does the same with a small CNN on square single-channel images
+        (:class:`~fairacq.sampling.IncrementalCNN`).
     loss : {"zero_one", "log"}, default="zero_one"
         Loss measured on the validation sets and used by the selection rules.
     random_state : int, numpy.random.Generator, SeedSequence or None, default=None
@@ -100,7 +102,7 @@ class GroupSampler(Strategy):
         "budget": [Interval(int, 2, None, closed="left")],
         "b0": [Interval(int, 1, None, closed="left")],
         "n0": [Interval(int, 1, None, closed="left"), None],
-        "mode": [Options(["exact", "incremental"])],
+        "mode": [Options(["exact", "incremental", "incremental-cnn"])],
         "loss": [Options(["log", "zero_one"])],
         "random_state": ["random_state"],
     }

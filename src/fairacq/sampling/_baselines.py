@@ -18,7 +18,7 @@ _COMMON_DOC = """budget : int, default=1000
         Samples per draw.
     n0 : int or None, default=None
         Phase 1 rounds visiting the groups in turn; None means one per group.
-    mode : {"exact", "incremental"}, default="exact"
+    mode : {"exact", "incremental", "incremental-cnn"}, default="exact"
         Learner update per round.
     loss : {"zero_one", "log"}, default="zero_one"
         Loss measured on the validation sets.

@@ -179,7 +179,11 @@ class IncrementalMLP:
 
 
 def make_round_learner(mode: str, seed: int) -> RoundLearner:
-    """Return the learner of ``mode`` (``"exact"`` or ``"incremental"``)."""
+    """Return the learner of ``mode`` (``"exact"``, ``"incremental"`` or ``"incremental-cnn"``)."""
     if mode == "exact":
         return ExactLogistic()
+    if mode == "incremental-cnn":
+        from fairacq.sampling._cnn import IncrementalCNN
+
+        return IncrementalCNN(seed=seed)
     return IncrementalMLP(seed=seed)

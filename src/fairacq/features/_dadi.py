@@ -1,0 +1,868 @@
+"""The DADI estimator: fit the agent, then reveal features individual by individual.
+
+Implements DADI (Bakker et al., paper 002): a deep Q-learning agent decides, for each
+individual, which feature group to reveal next and when to stop, rewarded at the end by
+eq. (2), the classifier's loss traded against an adversary's loss with ``gamma``. Training
+follows Appendix B: pre-training of the label classifier and the adversary on randomly
+incomplete feature sets (:mod:`._pretrain`), then joint n-step double Q-learning with 64
+parallel agents (:mod:`._qlearning`). Numeric (non-0/1) columns are standardised with the
+training statistics (§4 "Datasets"), one-hot columns are kept as they are.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+import torch
+from numpy.typing import NDArray
+
+from fairacq._base import Strategy
+from fairacq._io import read_json, write_json
+from fairacq._random import spawn_seeds
+from fairacq._validation import Interval, Options, check_groups, check_no_nan
+from fairacq._version import __version__
+from fairacq.exceptions import (
+    CorruptFileError,
+    InvalidDataError,
+    InvalidParameterError,
+    NotFittedError,
+)
+from fairacq.features._actions import ActionSpace
+from fairacq.features._env import DADIEnv
+from fairacq.features._networks import AdversaryNetwork, AgentNetwork, logits_to_group_proba
+from fairacq.features._pretrain import pretrain
+from fairacq.features._qlearning import (
+    JointConfig,
+    JointTrainer,
+    load_checkpoint,
+    load_tensors,
+    save_checkpoint,
+)
+from fairacq.features._rewards import REWARDS, group_weights
+
+__all__ = ["DADI", "Acquisition"]
+
+_FORMAT = "fairacq.features.DADI"
+# Parameters a resumed run may change: how long to train and how often to checkpoint.
+_RESUMABLE = {"n_train_iter", "checkpoint_every", "checkpoint_dir"}
+_CHUNK = 8192
+
+
+@dataclass(frozen=True)
+class Acquisition:
+    """What DADI reveals for one individual.
+
+    Attributes
+    ----------
+    features : tuple of str
+        Feature-group names, in the order the agent revealed them.
+    proba : float
+        The classifier's P(y=1) on the revealed set.
+    """
+
+    features: tuple[str, ...]
+    proba: float
+
+
+class DADI(Strategy):
+    """Fair per-individual feature acquisition by adversarial deep Q-learning (paper 002).
+
+    For each individual an agent reveals feature groups one by one and stops when the
+    expected reward of eq. (2), ``-(1 - gamma) L_C + gamma L_A``, is highest: a third party's
+    classifier should predict the label well (low ``L_C``) while an adversary should fail to
+    predict the sensitive attribute (high ``L_A``). Defaults follow Appendix B.
+
+    Parameters
+    ----------
+    gamma : float, default=0.5
+        Trade-off in [0, 1]; 0 rewards accuracy only, 1 fairness only.
+    reward : {"gnl1", "ce"}, default="gnl1"
+        The adversary loss in the reward: group-normalised L1 (eq. 6) or cross-entropy
+        (eq. 5). The adversary itself always trains with cross-entropy (§3).
+    n_pretrain_iter : int, default=10_000
+        Pre-training iterations of each encoder + classifier pair (Appendix B).
+    n_train_iter : int, default=10_000
+        Joint-training iterations (Appendix B).
+    batch_size : int, default=64
+        Pre-training batch size (half complete, half with random missingness).
+    n_parallel : int, default=64
+        Agents acting in parallel during joint training, one individual each.
+    n_step : int, default=4
+        Steps per agent and iteration; the return is n-step, bootstrapped by double Q.
+    target_update : int, default=100
+        Iterations between copies of the online network into the target network.
+    epsilon_start, epsilon_end : float, default=1.0, 0.1
+        Exploration rate, decayed linearly ...
+    epsilon_decay_iter : int, default=5_000
+        ... over this many joint iterations, then kept at ``epsilon_end``.
+    learning_rate : float, default=1e-3
+        Adam's step size for every network (the paper does not state it; Adam's default).
+    validation_fraction : float, default=0.2
+        Share of ``dataset`` held out to pick the best pre-trained models when no
+        ``validation`` set is given (the paper's 80/20 split).
+    checkpoint_dir : path-like or None, default=None
+        Where to write a checkpoint after pre-training and every ``checkpoint_every`` joint
+        iterations. If it already holds a checkpoint of the same data and parameters,
+        :meth:`fit` resumes from it (only ``n_train_iter`` and ``checkpoint_every`` may
+        differ), with results identical to an uninterrupted run.
+    checkpoint_every : int, default=1000
+        Joint iterations between checkpoints.
+    random_state : int, numpy.random.Generator or None, default=None
+        Controls the validation split, the initial weights, the missingness, the sampled
+        individuals and the exploration. An int gives identical models on CPU.
+
+    Attributes
+    ----------
+    columns_ : list of str
+        Feature columns, in training order.
+    feature_groups_ : dict of str to list of str
+        The acquisition actions (feature group -> columns), in action order.
+    actions_ : ActionSpace
+        The same as an :class:`ActionSpace` (STOP is action ``actions_.stop``).
+    group_names_ : tuple of str
+        Sensitive group names, indexed by code.
+    agent_ : AgentNetwork
+        Encoder, label classifier and Q-network.
+    adversary_ : AdversaryNetwork
+        The adversary (kept for evaluation).
+    history_ : pandas.DataFrame
+        One row per pre-training evaluation (``phase`` ``"pretrain-classifier"`` or
+        ``"pretrain-adversary"``, with ``val_auc``) and per joint iteration (``phase``
+        ``"joint"``, with losses, epsilon and episode statistics).
+    n_iter_ : int
+        Joint iterations run.
+
+    Examples
+    --------
+    >>> from fairacq.data import load_toy
+    >>> ds = load_toy()
+    >>> model = DADI(n_pretrain_iter=20, n_train_iter=5, n_parallel=8, random_state=0).fit(ds)
+    >>> out = model.acquire(ds.X.iloc[0])
+    >>> isinstance(out.features, tuple), 0.0 <= out.proba <= 1.0
+    (True, True)
+    """
+
+    _parameter_constraints = {  # noqa: RUF012  # sklearn's convention, read-only
+        "gamma": [Interval(float, 0, 1, closed="both")],
+        "reward": [Options(REWARDS)],
+        "n_pretrain_iter": [Interval(int, 0, None, closed="left")],
+        "n_train_iter": [Interval(int, 0, None, closed="left")],
+        "batch_size": [Interval(int, 2, None, closed="left")],
+        "n_parallel": [Interval(int, 1, None, closed="left")],
+        "n_step": [Interval(int, 1, None, closed="left")],
+        "target_update": [Interval(int, 1, None, closed="left")],
+        "epsilon_start": [Interval(float, 0, 1, closed="both")],
+        "epsilon_end": [Interval(float, 0, 1, closed="both")],
+        "epsilon_decay_iter": [Interval(int, 0, None, closed="left")],
+        "learning_rate": [Interval(float, 0, None, closed="neither")],
+        "validation_fraction": [Interval(float, 0, 1, closed="neither")],
+        "checkpoint_dir": [str, os.PathLike, None],
+        "checkpoint_every": [Interval(int, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        *,
+        gamma: float = 0.5,
+        reward: Literal["gnl1", "ce"] = "gnl1",
+        n_pretrain_iter: int = 10_000,
+        n_train_iter: int = 10_000,
+        batch_size: int = 64,
+        n_parallel: int = 64,
+        n_step: int = 4,
+        target_update: int = 100,
+        epsilon_start: float = 1.0,
+        epsilon_end: float = 0.1,
+        epsilon_decay_iter: int = 5_000,
+        learning_rate: float = 1e-3,
+        validation_fraction: float = 0.2,
+        checkpoint_dir: str | os.PathLike[str] | None = None,
+        checkpoint_every: int = 1000,
+        random_state: Any = None,
+    ) -> None:
+        self.gamma = gamma
+        self.reward = reward
+        self.n_pretrain_iter = n_pretrain_iter
+        self.n_train_iter = n_train_iter
+        self.batch_size = batch_size
+        self.n_parallel = n_parallel
+        self.n_step = n_step
+        self.target_update = target_update
+        self.epsilon_start = epsilon_start
+        self.epsilon_end = epsilon_end
+        self.epsilon_decay_iter = epsilon_decay_iter
+        self.learning_rate = learning_rate
+        self.validation_fraction = validation_fraction
+        self.checkpoint_dir = checkpoint_dir
+        self.checkpoint_every = checkpoint_every
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------------------------
+    # fitting
+    # ------------------------------------------------------------------------------------
+    def fit(self, dataset: Any, *, validation: Any | None = None) -> DADI:
+        """Pre-train the classifier and the adversary, then train the agent jointly.
+
+        Parameters
+        ----------
+        dataset : FairDataset
+            Training rows; its ``feature_groups`` define the actions (every column is its
+            own action when the dataset has no grouping information).
+        validation : FairDataset or None, default=None
+            Rows on which the pre-trained models are selected by AUC; by default a random
+            ``validation_fraction`` of ``dataset`` is held out.
+
+        Returns
+        -------
+        DADI
+            The fitted estimator.
+
+        Raises
+        ------
+        InvalidParameterError
+            For a hyper-parameter out of range (e.g. ``gamma`` outside [0, 1]) or an unknown
+            ``reward``, or a checkpoint written with other parameters.
+        InvalidDataError
+            For NaNs in the features, a single sensitive group, a validation set with other
+            columns or a single class, or a checkpoint of another feature set or data.
+        """
+        self._validate_params()
+        where = "DADI.fit"
+        for name, ds in (("dataset", dataset), ("validation", validation)):
+            if ds is not None and not all(hasattr(ds, a) for a in ("X", "y", "s", "n_groups")):
+                raise InvalidDataError(
+                    f"{where}: {name} must be a fairacq.data.FairDataset, got "
+                    f"{type(ds).__name__}. Build one with FairDataset(X, y, sensitive)."
+                )
+        seeds = spawn_seeds(self.random_state, 5)
+        X_all = dataset.X
+        for col in X_all.columns:
+            check_no_nan(where, str(col), X_all[col].to_numpy(dtype=float))
+        if validation is None:
+            n = len(dataset)
+            n_val = max(1, round(self.validation_fraction * n))
+            if n - n_val < 2:
+                raise InvalidDataError(
+                    f"{where}: {n} rows are too few to hold out a validation set. Pass more "
+                    "rows or a validation dataset."
+                )
+            perm = np.random.default_rng(seeds[0]).permutation(n)
+            train, validation = dataset.subset(perm[n_val:]), dataset.subset(perm[:n_val])
+        else:
+            train = dataset
+            if list(validation.feature_names) != list(dataset.feature_names):
+                raise InvalidDataError(
+                    f"{where}: the validation set's columns differ from the training set's. "
+                    "Split both from one dataset."
+                )
+        X_tr = train.X.to_numpy(dtype=np.float64)
+        X_va = validation.X.to_numpy(dtype=np.float64)
+        check_no_nan(where, "validation X", X_va)
+        s_tr = check_groups(where, train.s, name="sensitive groups of the training rows")
+        y_tr, y_va, s_va = train.y, validation.y, validation.s
+        for name, t in (("label", y_va), ("sensitive group", s_va)):
+            if len(np.unique(t)) < 2:
+                raise InvalidDataError(
+                    f"{where}: the validation rows hold a single {name} value, so no AUC can be "
+                    "measured. Use a larger or stratified validation set."
+                )
+        n_groups = int(dataset.n_groups)
+        actions = ActionSpace.from_dataset(dataset)
+
+        self.columns_ = list(actions.columns)
+        self.actions_ = actions
+        self.feature_groups_ = {
+            n: list(actions.action_columns(i)) for i, n in enumerate(actions.names)
+        }
+        self.group_names_ = tuple(dataset.group_names)
+        self.n_groups_ = n_groups
+        self.scale_mean_, self.scale_std_ = _scaling(X_tr)
+        self.group_weights_ = group_weights(s_tr, n_groups)
+
+        X_t = self._scaled_tensor(X_tr)
+        X_v = self._scaled_tensor(X_va)
+        col_action = torch.tensor(actions.column_action)
+        y_t, s_t = torch.as_tensor(y_tr), torch.as_tensor(s_tr)
+        init_gen = torch.Generator().manual_seed(_int_seed(seeds[1]))
+        agent = AgentNetwork(actions.n_columns, actions.n_actions, generator=init_gen)
+        adversary = AdversaryNetwork(actions.n_columns, n_groups=n_groups, generator=init_gen)
+        config = JointConfig(
+            gamma=float(self.gamma),
+            reward=str(self.reward),
+            n_parallel=self.n_parallel,
+            n_step=self.n_step,
+            target_update=self.target_update,
+            epsilon_start=float(self.epsilon_start),
+            epsilon_end=float(self.epsilon_end),
+            epsilon_decay_iter=self.epsilon_decay_iter,
+            learning_rate=float(self.learning_rate),
+        )
+        fingerprint = _fingerprint(self.columns_, X_tr, y_tr, s_tr, X_va, y_va, s_va)
+        params = self._json_params()
+        joint_gen = torch.Generator().manual_seed(_int_seed(seeds[4]))
+
+        ckpt = load_checkpoint(self.checkpoint_dir) if self.checkpoint_dir is not None else None
+        pre_history: list[dict[str, Any]]
+        if ckpt is not None:
+            tensors, meta = ckpt
+            self._check_checkpoint(meta, fingerprint, params)
+            trainer = JointTrainer(
+                agent, adversary, X_t, y_t, s_t, col_action, self.group_weights_, config,
+                joint_gen,
+            )  # fmt: skip
+            trainer.load_state_dict(tensors, meta["history"])
+            pre_history = list(meta["pretrain_history"])
+        else:
+            lr = float(self.learning_rate)
+            res_c = pretrain(
+                agent,
+                agent.logit,
+                agent.loss,
+                X_t,
+                y_t,
+                X_v,
+                torch.as_tensor(y_va),
+                col_action,
+                n_iter=self.n_pretrain_iter,
+                batch_size=self.batch_size,
+                learning_rate=lr,
+                generator=torch.Generator().manual_seed(_int_seed(seeds[2])),
+                name="classifier",
+            )
+            res_a = pretrain(
+                adversary,
+                adversary.forward,
+                adversary.loss,
+                X_t,
+                s_t,
+                X_v,
+                torch.as_tensor(s_va),
+                col_action,
+                n_iter=self.n_pretrain_iter,
+                batch_size=self.batch_size,
+                learning_rate=lr,
+                generator=torch.Generator().manual_seed(_int_seed(seeds[3])),
+                name="adversary",
+            )
+            pre_history = res_c.history + res_a.history
+            trainer = JointTrainer(
+                agent, adversary, X_t, y_t, s_t, col_action, self.group_weights_, config,
+                joint_gen,
+            )  # fmt: skip
+            if self.checkpoint_dir is not None:
+                self._checkpoint(trainer, fingerprint, params, pre_history)
+        while trainer.iteration < self.n_train_iter:
+            trainer.train_iteration()
+            if self.checkpoint_dir is not None and (
+                trainer.iteration % self.checkpoint_every == 0
+                or trainer.iteration == self.n_train_iter
+            ):
+                self._checkpoint(trainer, fingerprint, params, pre_history)
+        agent.eval()
+        adversary.eval()
+        self.agent_ = agent
+        self.adversary_ = adversary
+        self.n_iter_ = trainer.iteration
+        self.history_ = _history_frame(pre_history + trainer.history)
+        return self
+
+    def _checkpoint(
+        self,
+        trainer: JointTrainer,
+        fingerprint: str,
+        params: dict[str, Any],
+        pre_history: list[dict[str, Any]],
+    ) -> None:
+        assert self.checkpoint_dir is not None
+        meta = {
+            "format": _FORMAT + ".checkpoint",
+            "version": __version__,
+            "iteration": trainer.iteration,
+            "params": params,
+            "columns": self.columns_,
+            "feature_groups": self.feature_groups_,
+            "fingerprint": fingerprint,
+            "pretrain_history": _json_rows(pre_history),
+            "history": _json_rows(trainer.history),
+        }
+        save_checkpoint(self.checkpoint_dir, trainer.state_dict(), meta)
+
+    def _check_checkpoint(
+        self, meta: Mapping[str, Any], fingerprint: str, params: Mapping[str, Any]
+    ) -> None:
+        where = f"DADI.fit: checkpoint in {self.checkpoint_dir}"
+        try:
+            columns, saved_params = list(meta["columns"]), dict(meta["params"])
+            saved_fp = meta["fingerprint"]
+            _ = (meta["history"], meta["pretrain_history"])
+        except (KeyError, TypeError) as exc:
+            raise CorruptFileError(
+                f"{where} is malformed (missing {exc}). Delete the directory to start afresh."
+            ) from exc
+        if columns != self.columns_:
+            raise InvalidDataError(
+                f"{where} was written for another feature set ({len(columns)} columns, e.g. "
+                f"{columns[:3]}; this data has {len(self.columns_)}, e.g. "
+                f"{self.columns_[:3]}). Use another checkpoint_dir or the same data."
+            )
+        if saved_fp != fingerprint:
+            raise InvalidDataError(
+                f"{where} was written for other training or validation rows. Use another "
+                "checkpoint_dir, or the same data and random_state."
+            )
+        for key, value in params.items():
+            if key not in _RESUMABLE and saved_params.get(key) != value:
+                raise InvalidParameterError(
+                    f"{where} was written with {key}={saved_params.get(key)!r}, not {value!r}. "
+                    "Use the checkpoint's parameters or another checkpoint_dir."
+                )
+
+    def _json_params(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in self.get_params(deep=False).items():
+            if isinstance(value, os.PathLike):
+                value = os.fspath(value)
+            if isinstance(value, np.integer):
+                value = int(value)
+            if value is not None and not isinstance(value, (str, int, float, bool)):
+                value = repr(value)
+            out[key] = value
+        return out
+
+    # ------------------------------------------------------------------------------------
+    # inference
+    # ------------------------------------------------------------------------------------
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "agent_"):
+            raise NotFittedError(
+                "This DADI instance is not fitted yet. Call fit(dataset) or DADI.load(path) first."
+            )
+
+    def _scaled_tensor(self, X: NDArray[np.float64]) -> torch.Tensor:
+        scaled = (X - self.scale_mean_) / self.scale_std_
+        return torch.as_tensor(np.nan_to_num(scaled, nan=0.0), dtype=torch.float32)
+
+    def _frame(self, X: Any, where: str) -> pd.DataFrame:
+        """Return ``X`` as a DataFrame with exactly ``columns_`` in training order."""
+        if isinstance(X, pd.Series):
+            X = X.to_frame().T
+        elif isinstance(X, Mapping):
+            X = pd.DataFrame({k: [v] for k, v in X.items()})
+        if not isinstance(X, pd.DataFrame):
+            raise InvalidDataError(
+                f"{where}: expected a pandas DataFrame (or one row as a Series or mapping), "
+                f"got {type(X).__name__}."
+            )
+        names = [str(c) for c in X.columns]
+        missing = [c for c in self.columns_ if c not in names]
+        if missing:
+            raise InvalidDataError(
+                f"{where}: the input lacks {len(missing)} of the model's feature columns "
+                f"(e.g. {missing[:3]}); the model was trained on another feature set. Encode "
+                "the input like the training data."
+            )
+        frame = X.copy()
+        frame.columns = pd.Index(names)
+        return frame[self.columns_]
+
+    def _values(
+        self, X: Any, where: str, mask: NDArray[np.bool_] | None = None
+    ) -> tuple[pd.DataFrame, NDArray[np.float64]]:
+        frame = self._frame(X, where)
+        try:
+            arr = frame.to_numpy(dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise InvalidDataError(
+                f"{where}: feature values must be numeric ({exc}). Encode the input like the "
+                "training data."
+            ) from exc
+        nan = np.isnan(arr) if mask is None else np.isnan(arr) & mask
+        if nan.any():
+            rows, cols = np.nonzero(nan)
+            raise InvalidDataError(
+                f"{where}: column '{self.columns_[cols[0]]}' has NaN values (row {rows[0]}, "
+                f"{int(nan.sum())} in all). DADI needs every value it may reveal; impute them."
+            )
+        return frame, arr
+
+    def _rollout(
+        self, arr: NDArray[np.float64]
+    ) -> tuple[NDArray[np.int64], NDArray[np.bool_], NDArray[np.float64]]:
+        """Run the greedy policy on every row: (order, acquired actions, final P(y=1))."""
+        actions = self.actions_
+        n, n_act = arr.shape[0], actions.n_actions
+        col_action = torch.tensor(actions.column_action)
+        order = np.full((n, n_act), -1, dtype=np.int64)
+        acquired_all = np.zeros((n, n_act), dtype=bool)
+        proba = np.empty(n, dtype=np.float64)
+        agent = self.agent_
+        agent.eval()
+        for start in range(0, n, _CHUNK):
+            X = self._scaled_tensor(arr[start : start + _CHUNK])
+            m = X.shape[0]
+            acquired = torch.zeros(m, n_act, dtype=torch.bool)
+            active = torch.ones(m, dtype=torch.bool)
+            steps = torch.zeros(m, dtype=torch.long)
+            chunk_order = torch.full((m, n_act), -1, dtype=torch.long)
+            with torch.no_grad():
+                for _ in range(n_act + 1):
+                    rows = active.nonzero().squeeze(1)
+                    if rows.numel() == 0:
+                        break
+                    acq = acquired[rows]
+                    _, q = agent(X[rows], acq[:, col_action])
+                    valid = torch.cat([~acq, torch.ones(len(rows), 1, dtype=torch.bool)], 1)
+                    a = q.masked_fill(~valid, -torch.inf).argmax(dim=1)
+                    stop = a == n_act
+                    go, go_a = rows[~stop], a[~stop]
+                    chunk_order[go, steps[go]] = go_a
+                    acquired[go, go_a] = True
+                    steps[go] += 1
+                    active[rows[stop]] = False
+                logit = agent.logit(X, acquired[:, col_action])
+            order[start : start + m] = chunk_order.numpy()
+            acquired_all[start : start + m] = acquired.numpy()
+            proba[start : start + m] = torch.sigmoid(logit).double().numpy()
+        return order, acquired_all, proba
+
+    def acquire(self, x: pd.Series | Mapping[str, float]) -> Acquisition:
+        """Reveal one individual's features with the greedy policy and predict.
+
+        Parameters
+        ----------
+        x : pandas.Series or mapping of str to float
+            One individual's feature values (all model columns, encoded like the training
+            data; extra keys are ignored).
+
+        Returns
+        -------
+        Acquisition
+            The feature groups in the order revealed, and P(y=1) on them.
+
+        Raises
+        ------
+        NotFittedError
+            Before :meth:`fit`.
+        InvalidDataError
+            For missing columns or NaN values.
+        """
+        self._check_fitted()
+        _, arr = self._values(x, "DADI.acquire")
+        if arr.shape[0] != 1:
+            raise InvalidDataError(
+                f"DADI.acquire: expected one individual, got {arr.shape[0]} rows. Use "
+                "transform or predict_proba for a table."
+            )
+        order, _, proba = self._rollout(arr)
+        names = tuple(self.actions_.names[a] for a in order[0] if a >= 0)
+        return Acquisition(features=names, proba=float(proba[0]))
+
+    def acquisition_mask(self, X: pd.DataFrame) -> NDArray[np.bool_]:
+        """Return which columns the greedy policy reveals for each row, shape (n, n_columns).
+
+        Raises
+        ------
+        NotFittedError
+            Before :meth:`fit`.
+        InvalidDataError
+            For missing columns or NaN values.
+        """
+        self._check_fitted()
+        _, arr = self._values(X, "DADI.acquisition_mask")
+        _, acquired, _ = self._rollout(arr)
+        return self.actions_.column_mask(acquired)
+
+    def transform(self, X: pd.DataFrame) -> pd.DataFrame:
+        """Return ``X`` (model columns, original values) with unrevealed values set to NaN.
+
+        Raises
+        ------
+        NotFittedError
+            Before :meth:`fit`.
+        InvalidDataError
+            For missing columns or NaN values.
+        """
+        self._check_fitted()
+        frame, arr = self._values(X, "DADI.transform")
+        _, acquired, _ = self._rollout(arr)
+        mask = self.actions_.column_mask(acquired)
+        return frame.astype(float).where(mask)
+
+    def predict_proba(
+        self, X: pd.DataFrame, *, mask: NDArray[np.bool_] | None = None
+    ) -> NDArray[np.float64]:
+        """Return the classifier's P(y=1) for each row, shape (n,).
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            Rows with the model's columns.
+        mask : ndarray of bool, shape (n, n_columns) or (n_columns,), or None, default=None
+            ``None`` runs the greedy policy per row and classifies the revealed set; a mask
+            classifies exactly those columns (values elsewhere, even NaN, are ignored).
+
+        Raises
+        ------
+        NotFittedError
+            Before :meth:`fit`.
+        InvalidDataError
+            For missing columns, NaN values that are used, or a mask of the wrong shape.
+        """
+        self._check_fitted()
+        where = "DADI.predict_proba"
+        if mask is None:
+            _, arr = self._values(X, where)
+            return self._rollout(arr)[2]
+        frame = self._frame(X, where)
+        m = np.asarray(mask, dtype=bool)
+        if m.ndim == 1:
+            m = np.broadcast_to(m, (len(frame), m.shape[0]))
+        if m.shape != (len(frame), len(self.columns_)):
+            raise InvalidDataError(
+                f"{where}: mask has shape {m.shape}, expected ({len(frame)}, "
+                f"{len(self.columns_)}) (rows x model columns)."
+            )
+        _, arr = self._values(frame, where, mask=m)
+        out = np.empty(len(frame), dtype=np.float64)
+        self.agent_.eval()
+        with torch.no_grad():
+            for start in range(0, len(frame), _CHUNK):
+                X_t = self._scaled_tensor(arr[start : start + _CHUNK])
+                m_t = torch.as_tensor(np.ascontiguousarray(m[start : start + _CHUNK]))
+                out[start : start + _CHUNK] = torch.sigmoid(self.agent_.logit(X_t, m_t)).numpy()
+        return out
+
+    def predict_group_proba(
+        self, X: pd.DataFrame, *, mask: NDArray[np.bool_] | None = None
+    ) -> NDArray[np.float64]:
+        """Return the adversary's group probabilities, shape (n, n_groups).
+
+        ``mask=None`` uses the columns the greedy policy reveals; otherwise exactly ``mask``.
+        """
+        self._check_fitted()
+        where = "DADI.predict_group_proba"
+        m = self.acquisition_mask(X) if mask is None else np.asarray(mask, dtype=bool)
+        frame = self._frame(X, where)
+        m = np.broadcast_to(m, (len(frame), len(self.columns_)))
+        _, arr = self._values(frame, where, mask=m)
+        with torch.no_grad():
+            logits = self.adversary_(
+                self._scaled_tensor(arr), torch.as_tensor(np.ascontiguousarray(m))
+            )
+        return logits_to_group_proba(logits, self.n_groups_).double().numpy()
+
+    def make_env(self, dataset: Any) -> DADIEnv:
+        """Return a :class:`DADIEnv` over ``dataset`` rewarded by this model's networks.
+
+        The env observes standardised values (as the networks do) and uses this model's
+        ``gamma``, ``reward`` and training group weights.
+        """
+        self._check_fitted()
+        _, arr = self._values(dataset.X, "DADI.make_env")
+        scaled = self._scaled_tensor(arr).double().numpy()
+
+        def classifier(values: NDArray[np.float64], mask: NDArray[np.bool_]) -> NDArray[Any]:
+            with torch.no_grad():
+                logit = self.agent_.logit(
+                    torch.as_tensor(values, dtype=torch.float32), torch.as_tensor(mask)
+                )
+            return torch.sigmoid(logit).double().numpy()
+
+        def adversary(values: NDArray[np.float64], mask: NDArray[np.bool_]) -> NDArray[Any]:
+            with torch.no_grad():
+                logits = self.adversary_(
+                    torch.as_tensor(values, dtype=torch.float32), torch.as_tensor(mask)
+                )
+            return logits_to_group_proba(logits, self.n_groups_).double().numpy()
+
+        return DADIEnv(
+            scaled,
+            dataset.y,
+            dataset.s,
+            classifier=classifier,
+            adversary=adversary,
+            actions=self.actions_,
+            gamma=float(self.gamma),
+            reward=self.reward,
+            weights=self.group_weights_,
+        )
+
+    # ------------------------------------------------------------------------------------
+    # persistence
+    # ------------------------------------------------------------------------------------
+    def save(self, directory: str | os.PathLike[str]) -> None:
+        """Write ``agent.pt``, ``adversary.pt`` (state dicts), ``config.json``, ``history.json``.
+
+        The torch files hold tensors only (loadable with ``weights_only=True``); the JSON
+        holds the parameters, the columns, the feature groups, the scaling, the group names
+        and the fairacq version.
+        """
+        self._check_fitted()
+        path = Path(directory)
+        path.mkdir(parents=True, exist_ok=True)
+        from fairacq._io import atomic_path
+
+        for name, net in (("agent.pt", self.agent_), ("adversary.pt", self.adversary_)):
+            with atomic_path(path / name) as tmp:
+                torch.save(net.state_dict(), tmp)
+        config = {
+            "format": _FORMAT,
+            "version": __version__,
+            "params": self._json_params(),
+            "columns": self.columns_,
+            "feature_groups": self.feature_groups_,
+            "group_names": list(self.group_names_),
+            "n_groups": self.n_groups_,
+            "scale_mean": self.scale_mean_.tolist(),
+            "scale_std": self.scale_std_.tolist(),
+            "group_weights": self.group_weights_.tolist(),
+            "n_iter": self.n_iter_,
+        }
+        write_json(path / "config.json", config)
+        write_json(
+            path / "history.json",
+            _json_rows(
+                [
+                    {str(k): v for k, v in r.items()}
+                    for r in self.history_.to_dict(orient="records")
+                ]
+            ),
+        )
+
+    @classmethod
+    def load(cls, directory: str | os.PathLike[str]) -> DADI:
+        """Load a model written by :meth:`save`.
+
+        Raises
+        ------
+        CorruptFileError
+            If a file is missing, unreadable, or does not match the saved configuration.
+        """
+        path = Path(directory)
+        cfg_path = path / "config.json"
+        if not cfg_path.exists():
+            raise CorruptFileError(
+                f"{cfg_path} is missing: {path} holds no saved DADI model. Pass the directory "
+                "given to DADI.save."
+            )
+        cfg = read_json(cfg_path)
+        try:
+            if cfg["format"] != _FORMAT:
+                raise KeyError("format")
+            params = {k: v for k, v in dict(cfg["params"]).items() if k in _init_params()}
+            if isinstance(params.get("random_state"), str):
+                params["random_state"] = None
+            model = cls(**params)
+            actions = ActionSpace.from_groups(cfg["columns"], cfg["feature_groups"])
+            n_groups = int(cfg["n_groups"])
+            model.columns_ = list(actions.columns)
+            model.actions_ = actions
+            model.feature_groups_ = {
+                n: list(actions.action_columns(i)) for i, n in enumerate(actions.names)
+            }
+            model.group_names_ = tuple(str(g) for g in cfg["group_names"])
+            model.n_groups_ = n_groups
+            model.scale_mean_ = np.asarray(cfg["scale_mean"], dtype=np.float64)
+            model.scale_std_ = np.asarray(cfg["scale_std"], dtype=np.float64)
+            model.group_weights_ = np.asarray(cfg["group_weights"], dtype=np.float64)
+            model.n_iter_ = int(cfg["n_iter"])
+            if model.scale_mean_.shape != (actions.n_columns,) or model.scale_std_.shape != (
+                actions.n_columns,
+            ):
+                raise KeyError("scale_mean/scale_std")
+        except (KeyError, TypeError, ValueError, InvalidDataError) as exc:
+            raise CorruptFileError(
+                f"{cfg_path} is not a valid DADI configuration ({type(exc).__name__}: {exc}). "
+                "Re-save the model."
+            ) from exc
+        agent = AgentNetwork(actions.n_columns, actions.n_actions)
+        adversary = AdversaryNetwork(actions.n_columns, n_groups=n_groups)
+        for name, net in (("agent.pt", agent), ("adversary.pt", adversary)):
+            state = load_tensors(path / name)
+            try:
+                net.load_state_dict(state)
+            except RuntimeError as exc:
+                raise CorruptFileError(
+                    f"{path / name} does not match the network described in config.json "
+                    f"({str(exc).splitlines()[0]}). Re-save the model."
+                ) from exc
+            net.eval()
+        model.agent_ = agent
+        model.adversary_ = adversary
+        hist_path = path / "history.json"
+        rows = read_json(hist_path) if hist_path.exists() else []
+        model.history_ = _history_frame(list(rows) if isinstance(rows, list) else [])
+        return model
+
+
+# ----------------------------------------------------------------------------------------
+# helpers
+# ----------------------------------------------------------------------------------------
+def _init_params() -> set[str]:
+    return set(DADI._get_param_names())
+
+
+def _int_seed(seq: np.random.SeedSequence) -> int:
+    return int(seq.generate_state(1, dtype=np.uint64)[0] % (2**63 - 1))
+
+
+def _scaling(X: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Standardise numeric columns, keep 0/1 columns: return per-column mean and scale."""
+    binary = np.isin(X, (0.0, 1.0)).all(axis=0)
+    mean = np.where(binary, 0.0, X.mean(axis=0))
+    std = X.std(axis=0)
+    std = np.where(binary | (std == 0), 1.0, std)
+    return mean.astype(np.float64), std.astype(np.float64)
+
+
+def _fingerprint(columns: list[str], *arrays: Any) -> str:
+    h = hashlib.sha256("\x1f".join(columns).encode())
+    for a in arrays:
+        arr = np.ascontiguousarray(np.asarray(a))
+        h.update(str(arr.shape).encode())
+        h.update(arr.tobytes())
+    return h.hexdigest()
+
+
+def _json_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for row in rows:
+        clean: dict[str, Any] = {}
+        for k, v in row.items():
+            if isinstance(v, (np.floating, float)):
+                v = None if math.isnan(float(v)) else float(v)
+            elif isinstance(v, np.integer):
+                v = int(v)
+            clean[str(k)] = v
+        out.append(clean)
+    return out
+
+
+def _history_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    columns = [
+        "phase",
+        "iteration",
+        "train_loss",
+        "val_auc",
+        "q_loss",
+        "adversary_loss",
+        "epsilon",
+        "episodes",
+        "mean_reward",
+        "mean_length",
+        "mean_acquired",
+    ]
+    frame = pd.DataFrame.from_records(rows, columns=columns)
+    for c in columns[2:]:
+        frame[c] = pd.to_numeric(frame[c], errors="coerce").astype(float)
+    frame["iteration"] = frame["iteration"].astype("int64")
+    return frame

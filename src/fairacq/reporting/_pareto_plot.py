@@ -1,0 +1,183 @@
+"""Trade-off plots: a metric against a knob with median and quartiles, and AUC-disparity fronts.
+
+Paper 002's Fig. 2 in two kinds of panel: (a, b) disparity or AUC against ``1 - gamma`` with
+the median over folds as a line and the first/third quartiles as a band, one line per
+adversarial reward; (c) the AUC-disparity plane, each method's points faint and its Pareto
+front as a staircase (the best AUC reachable within each disparity budget), with the
+full-feature classifier as a black square.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+import matplotlib
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+
+from fairacq.reporting._plots import new_figure
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = ["plot_median_band", "plot_pareto_fronts"]
+
+
+def _staircase(auc: np.ndarray, disparity: np.ndarray) -> np.ndarray:
+    """Return the indices of the best-AUC records along increasing disparity (the front).
+
+    The same sweep as ``fairacq.features._pareto.pareto_front``, repeated here because
+    reporting may not import a family (the families reach reporting through ``Trace.plot``).
+    """
+    order = np.lexsort((np.arange(auc.size), -auc, disparity))
+    keep, best = [], -np.inf
+    for i in order:
+        if auc[i] > best:
+            keep.append(int(i))
+            best = float(auc[i])
+    return np.asarray(keep, dtype=np.int64)
+
+
+def _tidy(ax: Axes, xlabel: str, ylabel: str, title: str | None) -> None:
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    ax.legend(frameon=False, fontsize=8)
+
+
+def plot_median_band(
+    frame: pd.DataFrame,
+    x: str,
+    y: str,
+    *,
+    by: str | None = None,
+    ax: Axes | None = None,
+    reference: float | None = None,
+    reference_label: str = "full-feature classifier",
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    title: str | None = None,
+) -> Axes:
+    """Plot the median of ``y`` against ``x`` with its interquartile band, per series.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Tidy rows, e.g. one per (reward, gamma, fold).
+    x, y : str
+        Columns on the horizontal and vertical axes; rows sharing ``x`` are summarised.
+    by : str or None, default=None
+        Column naming the series (one line each), e.g. ``"reward"``.
+    ax : matplotlib Axes or None, default=None
+        Where to draw; a new figure when None.
+    reference : float or None, default=None
+        A horizontal dotted line, e.g. the full-feature classifier's median.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    if ax is None:
+        ax = new_figure().subplots()
+    colours = matplotlib.colormaps["tab10"]
+    groups = [(None, frame)] if by is None else list(frame.groupby(by, sort=True))
+    for i, (name, part) in enumerate(groups):
+        stats = part.groupby(x)[y].quantile(np.array([0.25, 0.5, 0.75])).unstack().sort_index()
+        colour = colours(i % 10)
+        n = int(part.groupby(x)[y].size().max())
+        label = ("all" if name is None else str(name)) + (f" (n={n})" if n > 1 else "")
+        xs = stats.index.to_numpy(dtype=float)
+        ax.plot(xs, stats[0.5], color=colour, marker="o", markersize=4, linewidth=2, label=label)
+        if n > 1:
+            ax.fill_between(xs, stats[0.25], stats[0.75], color=colour, alpha=0.2, linewidth=0)
+    if reference is not None:
+        ax.axhline(reference, color="black", linestyle=":", linewidth=1.2, label=reference_label)
+    _tidy(ax, xlabel or x, ylabel or y, title)
+    return ax
+
+
+def plot_pareto_fronts(
+    points: Mapping[str, tuple[ArrayLike, ArrayLike]],
+    *,
+    ax: Axes | None = None,
+    reference: tuple[float, float] | None = None,
+    reference_label: str = "full-feature classifier",
+    extra: Mapping[str, tuple[float, float]] | None = None,
+    title: str | None = None,
+) -> Axes:
+    """Draw each method's (disparity, AUC) points and its Pareto front as a staircase.
+
+    Parameters
+    ----------
+    points : mapping of str to (auc, disparity)
+        Method name -> arrays of its points' AUC and disparity.
+    ax : matplotlib Axes or None, default=None
+        Where to draw; a new figure when None.
+    reference : (float, float) or None, default=None
+        ``(auc, disparity)`` of the full-feature classifier, drawn as a black square.
+    extra : mapping of str to (float, float) or None, default=None
+        Further single baselines ``name -> (auc, disparity)``, drawn as hollow markers.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    if ax is None:
+        ax = new_figure().subplots()
+    colours = matplotlib.colormaps["tab10"]
+    right = 0.0
+    for _, d in points.values():
+        if np.size(d):
+            right = max(right, float(np.max(d)))
+    if reference is not None:
+        right = max(right, reference[1])
+    right = right * 1.05 if right > 0 else 1.0
+    for i, (name, (auc, disp)) in enumerate(points.items()):
+        a = np.asarray(auc, dtype=float)
+        d = np.asarray(disp, dtype=float)
+        if a.size == 0:
+            continue
+        colour = colours(i % 10)
+        ax.scatter(d, a, color=colour, alpha=0.35, s=18)
+        front = _staircase(a, d)
+        fd, fa = d[front], a[front]
+        # staircase: best AUC within each disparity budget, flat to the right edge
+        ax.step(
+            np.append(fd, right),
+            np.append(fa, fa[-1]),
+            where="post",
+            color=colour,
+            linewidth=2,
+            label=f"{name} front",
+        )
+        ax.scatter(fd, fa, color=colour, s=30, zorder=3)
+    for j, (name, (a_val, d_val)) in enumerate((extra or {}).items()):
+        ax.scatter(
+            [d_val],
+            [a_val],
+            marker="o^vD"[j % 4],
+            facecolors="none",
+            edgecolors="0.2",
+            s=60,
+            zorder=4,
+            label=name,
+        )
+    if reference is not None:
+        ax.scatter(
+            [reference[1]],
+            [reference[0]],
+            marker="s",
+            color="black",
+            s=60,
+            zorder=5,
+            label=reference_label,
+        )
+    ax.set_xlim(left=-0.02 * right, right=right)  # a point at disparity 0 stays visible
+    _tidy(ax, "demographic disparity |P(yhat=1|b=0) - P(yhat=1|b=1)|", "AUC", title)
+    return ax

@@ -1,0 +1,227 @@
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from gymnasium.utils.env_checker import check_env
+from sklearn.base import clone
+
+from fairacq.data import FairDataset, load_adult, load_toy
+from fairacq.exceptions import (
+    CorruptFileError,
+    InvalidDataError,
+    InvalidParameterError,
+    NotFittedError,
+)
+from fairacq.features import DADI, Acquisition
+
+QUICK = {
+    "n_pretrain_iter": 40,
+    "n_train_iter": 8,
+    "n_parallel": 16,
+    "batch_size": 32,
+    "epsilon_decay_iter": 4,
+    "target_update": 3,
+}
+
+
+@pytest.fixture(scope="module")
+def adult():
+    ds = load_adult(sensitive="sex")
+    rows = np.random.default_rng(0).choice(len(ds), 1200, replace=False)
+    return ds.subset(rows)
+
+
+@pytest.fixture(scope="module")
+def fitted(adult):
+    return DADI(gamma=0.5, random_state=0, **QUICK).fit(adult)
+
+
+def _states(model):
+    return [model.agent_.state_dict(), model.adversary_.state_dict()]
+
+
+def _same_states(a, b):
+    return all(
+        torch.equal(x[k], y[k]) for x, y in zip(_states(a), _states(b), strict=True) for k in x
+    )
+
+
+def test_quick_end_to_end_on_adult(adult, fitted):
+    assert fitted.columns_ == adult.feature_names
+    assert len(fitted.feature_groups_) == 12
+    assert fitted.n_iter_ == QUICK["n_train_iter"]
+    h = fitted.history_
+    assert set(h["phase"]) == {"pretrain-classifier", "pretrain-adversary", "joint"}
+    assert h.loc[h.phase == "joint", "iteration"].tolist() == list(range(1, 9))
+    assert h.loc[h.phase != "joint", "val_auc"].between(0, 1).all()
+
+    X = adult.X.iloc[:50]
+    out = fitted.acquire(X.iloc[0])
+    assert isinstance(out, Acquisition)
+    assert set(out.features) <= set(fitted.feature_groups_)
+    assert len(set(out.features)) == len(out.features)
+    assert 0.0 <= out.proba <= 1.0
+    assert fitted.acquire(X.iloc[0].to_dict()) == out
+
+    mask = fitted.acquisition_mask(X)
+    assert mask.shape == (50, X.shape[1])
+    assert mask.dtype == bool
+    # the revealed columns of row 0 are exactly its acquired groups
+    revealed = {
+        g for g, cols in fitted.feature_groups_.items() if mask[0, X.columns.get_loc(cols[0])]
+    }
+    assert revealed == set(out.features)
+    # groups are revealed whole
+    for cols in fitted.feature_groups_.values():
+        idx = [X.columns.get_loc(c) for c in cols]
+        assert (mask[:, idx].all(axis=1) | ~mask[:, idx].any(axis=1)).all()
+
+    Xt = fitted.transform(X)
+    assert list(Xt.columns) == list(X.columns)
+    assert (Xt.index == X.index).all()
+    np.testing.assert_array_equal(Xt.notna().to_numpy(), mask)
+    np.testing.assert_allclose(Xt.to_numpy()[mask], X.to_numpy()[mask])
+
+    p = fitted.predict_proba(X)
+    assert p.shape == (50,)
+    assert p[0] == pytest.approx(out.proba)
+    np.testing.assert_allclose(fitted.predict_proba(X, mask=mask), p, rtol=1e-6)
+    # with an explicit mask NaN outside it is fine (the output of transform)
+    np.testing.assert_allclose(fitted.predict_proba(Xt, mask=mask), p, rtol=1e-6)
+    full = fitted.predict_proba(X, mask=np.ones(X.shape[1], dtype=bool))
+    assert full.shape == (50,)
+    assert not np.allclose(full, p)
+    g = fitted.predict_group_proba(X)
+    assert g.shape == (50, 2)
+    np.testing.assert_allclose(g.sum(axis=1), 1.0)
+
+
+def test_env_of_a_fitted_model_passes_the_checker(adult, fitted):
+    env = fitted.make_env(adult.subset(np.arange(100)))
+    check_env(env, skip_render_check=True)
+
+
+def test_deterministic_for_a_seed(adult, fitted):
+    again = DADI(gamma=0.5, random_state=0, **QUICK).fit(adult)
+    assert _same_states(again, fitted)
+    pd.testing.assert_frame_equal(again.history_, fitted.history_)
+    other = DADI(gamma=0.5, random_state=1, **QUICK).fit(adult)
+    assert not _same_states(other, fitted)
+
+
+def test_hyper_parameters_untouched_and_clonable(fitted):
+    params = fitted.get_params()
+    assert clone(fitted).get_params() == params
+    assert params["gamma"] == 0.5
+    assert params["n_train_iter"] == QUICK["n_train_iter"]
+
+
+def test_save_load_round_trip(tmp_path, adult, fitted):
+    fitted.save(tmp_path / "model")
+    assert {p.name for p in (tmp_path / "model").iterdir()} == {
+        "agent.pt",
+        "adversary.pt",
+        "config.json",
+        "history.json",
+    }
+    loaded = DADI.load(tmp_path / "model")
+    assert _same_states(loaded, fitted)
+    assert loaded.get_params() == fitted.get_params()
+    assert loaded.feature_groups_ == fitted.feature_groups_
+    X = adult.X.iloc[:30]
+    np.testing.assert_array_equal(loaded.acquisition_mask(X), fitted.acquisition_mask(X))
+    np.testing.assert_allclose(loaded.predict_proba(X), fitted.predict_proba(X))
+    pd.testing.assert_frame_equal(loaded.history_, fitted.history_)
+    # a table from another feature set
+    with pytest.raises(InvalidDataError, match="another feature set"):
+        loaded.transform(X.drop(columns=X.columns[:2]))
+
+
+def test_load_rejects_bad_files(tmp_path, fitted):
+    with pytest.raises(CorruptFileError, match="missing"):
+        DADI.load(tmp_path / "nothing")
+    fitted.save(tmp_path / "m")
+    (tmp_path / "m" / "agent.pt").write_bytes(b"not a torch file")
+    with pytest.raises(CorruptFileError, match=r"agent\.pt"):
+        DADI.load(tmp_path / "m")
+    fitted.save(tmp_path / "m2")
+    (tmp_path / "m2" / "config.json").write_text("{broken")
+    with pytest.raises(CorruptFileError, match="not valid JSON"):
+        DADI.load(tmp_path / "m2")
+    fitted.save(tmp_path / "m3")
+    (tmp_path / "m3" / "config.json").write_text('{"format": "other"}')
+    with pytest.raises(CorruptFileError, match="not a valid DADI"):
+        DADI.load(tmp_path / "m3")
+
+
+def test_resume_from_checkpoint_equals_uninterrupted(tmp_path):
+    ds = load_toy(n=160)
+    params = dict(QUICK, n_pretrain_iter=10, random_state=3)
+    whole = DADI(**dict(params, n_train_iter=6)).fit(ds)
+    ckpt = tmp_path / "ckpt"
+    first = DADI(**dict(params, n_train_iter=3, checkpoint_dir=ckpt, checkpoint_every=2)).fit(ds)
+    assert first.n_iter_ == 3
+    resumed = DADI(**dict(params, n_train_iter=6, checkpoint_dir=ckpt)).fit(ds)
+    assert resumed.n_iter_ == 6
+    assert _same_states(resumed, whole)
+    pd.testing.assert_frame_equal(resumed.history_, whole.history_)
+
+    # a checkpoint of other parameters or another feature set is refused
+    with pytest.raises(InvalidParameterError, match="gamma"):
+        DADI(**dict(params, gamma=0.9, checkpoint_dir=ckpt)).fit(ds)
+    X = ds.X.drop(columns=["x4"])
+    groups = {k: v for k, v in ds.feature_groups.items() if k != "x4"}
+    other = FairDataset(X, ds.y, ds.sensitive, feature_groups=groups)
+    with pytest.raises(InvalidDataError, match="another feature set"):
+        DADI(**dict(params, checkpoint_dir=ckpt)).fit(other)
+    # a torn checkpoint is detected
+    torn = tmp_path / "torn"
+    shutil.copytree(ckpt, torn)
+    (torn / "checkpoint.pt").write_bytes(b"xx")
+    with pytest.raises(CorruptFileError, match="checksum"):
+        DADI(**dict(params, checkpoint_dir=torn)).fit(ds)
+
+
+def test_no_grouping_and_multigroup():
+    ds = load_toy(n=150, n_groups=3)
+    plain = FairDataset(ds.X, ds.y, ds.sensitive)  # no feature groups
+    model = DADI(**dict(QUICK, n_pretrain_iter=10, n_train_iter=3, random_state=0)).fit(plain)
+    assert list(model.feature_groups_) == model.columns_
+    assert model.predict_group_proba(plain.X.iloc[:5]).shape == (5, 3)
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"gamma": 1.5}, "'gamma' parameter of DADI"),
+        ({"gamma": -0.1}, "'gamma' parameter of DADI"),
+        ({"reward": "l2"}, "'reward' parameter of DADI"),
+        ({"n_step": 0}, "'n_step' parameter of DADI"),
+    ],
+)
+def test_bad_parameters(params, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        DADI(**params).fit(load_toy(n=60))
+
+
+def test_bad_data(fitted, adult):
+    toy = load_toy(n=100)
+    one_group = toy.subset(np.flatnonzero(toy.s == 0))
+    with pytest.raises(InvalidDataError, match="single group"):
+        DADI(**dict(QUICK, n_pretrain_iter=2, n_train_iter=1)).fit(one_group)
+    X = adult.X.iloc[:5].copy()
+    X.iloc[2, 0] = np.nan
+    with pytest.raises(InvalidDataError, match="NaN"):
+        fitted.transform(X)
+    with pytest.raises(InvalidDataError, match="NaN"):
+        fitted.predict_proba(X)
+    with pytest.raises(InvalidDataError, match="mask has shape"):
+        fitted.predict_proba(adult.X.iloc[:5], mask=np.ones((5, 3), dtype=bool))
+    with pytest.raises(InvalidDataError, match="one individual"):
+        fitted.acquire(adult.X.iloc[:2])
+    with pytest.raises(NotFittedError, match="not fitted"):
+        DADI().transform(adult.X.iloc[:2])
