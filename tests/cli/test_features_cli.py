@@ -14,9 +14,6 @@ from fairacq.data import load_adult
 
 runner = CliRunner()
 
-# Raised inside fairacq.features._dadi (torch.as_tensor of a read-only ActionSpace array), not
-# by the CLI; harmless (the tensor is only read). Remove once _dadi.py copies the array.
-pytestmark = pytest.mark.filterwarnings("ignore:The given NumPy array is not writable:UserWarning")
 
 _TINY = ("--max-rows", "400", "--pretrain-iter", "10", "--train-iter", "4")
 

@@ -16,10 +16,6 @@ from fairacq.experiments.dadi import (
     resolve_second_dataset,
 )
 
-# Raised inside fairacq.features._dadi (torch.as_tensor of a read-only ActionSpace array), not
-# by the experiment; harmless (the tensor is only read). Remove once _dadi.py copies the array.
-pytestmark = pytest.mark.filterwarnings("ignore:The given NumPy array is not writable:UserWarning")
-
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):

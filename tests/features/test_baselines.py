@@ -17,7 +17,7 @@ from fairacq.features._baselines import (
     sensitive_feature_groups,
     static_selection_front,
 )
-from fairacq.features._pareto import pareto_front
+from fairacq.metrics import pareto_front
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fairacq.exceptions import InvalidDataError
-from fairacq.features._pareto import attainment, compare_fronts, pareto_front
+from fairacq.features import compare_fronts
+from fairacq.metrics import attainment, pareto_front
 
 unit = st.floats(0.0, 1.0, allow_nan=False)
 points = st.lists(st.tuples(unit, unit), min_size=1, max_size=30)
@@ -93,11 +94,3 @@ def test_bad_input() -> None:
         pareto_front([0.5, np.nan], [0.1, 0.2])
     with pytest.raises(InvalidDataError, match="no points"):
         compare_fronts([], [], [0.5], [0.1])
-
-
-@given(points)
-def test_plot_staircase_draws_the_same_front(pts: list[tuple[float, float]]) -> None:
-    from fairacq.reporting._pareto_plot import _staircase
-
-    auc, disp = np.array(pts).T
-    np.testing.assert_array_equal(_staircase(auc, disp), pareto_front(auc, disp))

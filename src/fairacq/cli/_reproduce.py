@@ -28,6 +28,7 @@ def run_named(
     address: str | None = None,
     workers: int | None = None,
     overrides: dict[str, Any] | None = None,
+    resume: bool = True,
 ) -> Any:
     """Run experiment ``name`` with a spinner and return its result."""
     from fairacq.experiments import make_executor, run_experiment
@@ -41,6 +42,7 @@ def run_named(
             out_dir=out,
             executor=executor,
             command=command,
+            resume=resume,
             **(overrides or {}),
         )
 
@@ -60,6 +62,13 @@ def reproduce_cmd(
     ] = None,
     workers: Annotated[int | None, typer.Option(help="Worker processes.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print summary rows as JSON.")] = False,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume/--no-resume",
+            help="Reuse tasks finished by an earlier run into the same --out (OUT/task-cache).",
+        ),
+    ] = True,
 ) -> None:
     """Reproduce a figure or table of one of the papers and write traces, plots and summaries."""
     from fairacq.experiments import list_experiments
@@ -101,6 +110,7 @@ def reproduce_cmd(
             address=address,
             workers=workers,
             overrides=overrides,
+            resume=resume,
         )
     if as_json:
         typer.echo(

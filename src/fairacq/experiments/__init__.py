@@ -39,9 +39,11 @@ from fairacq.experiments._registry import (
 )
 from fairacq.experiments._result import ExperimentResult, rows_from_mapping
 from fairacq.experiments._runner import run_experiment
+from fairacq.experiments._task_cache import CachingExecutor, task_key
 from fairacq.experiments._trials import run_trials
 
 __all__ = [
+    "CachingExecutor",
     "DaskExecutor",
     "Executor",
     "ExperimentConfig",
@@ -69,4 +71,5 @@ __all__ = [
     "run_experiment",
     "run_trials",
     "single_thread",
+    "task_key",
 ]

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 from typing import Any
 
 from fairacq.experiments._executor import Executor, SerialExecutor
 from fairacq.experiments._registry import get_experiment
 from fairacq.experiments._result import ExperimentResult
+from fairacq.experiments._task_cache import CachingExecutor
 
 __all__ = ["run_experiment"]
 
@@ -20,6 +22,7 @@ def run_experiment(
     out_dir: str | os.PathLike[str] | None = None,
     executor: Executor | None = None,
     command: str = "",
+    resume: bool = True,
     **overrides: Any,
 ) -> ExperimentResult:
     """Run experiment ``name`` with a preset (plus overrides) and optionally write it.
@@ -36,6 +39,10 @@ def run_experiment(
         Runs the trials (serial when None).
     command : str, default=""
         The command line, recorded in the summary.
+    resume : bool, default=True
+        With ``out_dir``, keep every finished task's result in ``out_dir/task-cache`` and
+        reuse it, so re-running an interrupted command only runs the unfinished tasks (see
+        :class:`CachingExecutor`). ``False`` runs everything afresh.
     **overrides
         Config fields to change, e.g. ``n_trials=3``.
 
@@ -46,8 +53,12 @@ def run_experiment(
     spec = get_experiment(name)
     config = spec.config_cls.preset_named(preset, **overrides)
     start = time.perf_counter()
-    result = spec.run(config, executor or SerialExecutor())
+    inner = executor or SerialExecutor()
+    cache = CachingExecutor(inner, Path(out_dir) / "task-cache") if resume and out_dir else None
+    result = spec.run(config, cache or inner)
     result.meta.setdefault("elapsed_s", round(time.perf_counter() - start, 3))
+    if cache is not None:
+        result.meta["tasks_reused"] = cache.hits
     if out_dir is not None:
         result.write(out_dir, command=command)
     return result

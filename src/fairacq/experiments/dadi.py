@@ -37,6 +37,7 @@ from fairacq.experiments._config import ExperimentConfig
 from fairacq.experiments._executor import Executor, single_thread
 from fairacq.experiments._registry import ExperimentSpec, register
 from fairacq.experiments._result import ExperimentResult
+from fairacq.features import compare_fronts
 from fairacq.features._baselines import (
     AgentScorer,
     LearnerScorer,
@@ -45,7 +46,7 @@ from fairacq.features._baselines import (
     sensitive_feature_groups,
     static_selection_front,
 )
-from fairacq.features._pareto import compare_fronts, pareto_front
+from fairacq.metrics import pareto_front
 from fairacq.reporting import new_figure, plot_median_band, plot_pareto_fronts
 
 __all__ = [

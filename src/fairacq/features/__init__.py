@@ -6,7 +6,9 @@ features tell an adversary about the sensitive attribute (the reward of eq. 2, w
 adversary's cross-entropy or group-normalised L1 loss). Entry points: :class:`DADI`
 (``fit`` on a :class:`~fairacq.data.FairDataset`, then ``acquire`` one individual or
 ``transform`` a table), :class:`DADIEnv` (the MDP as a gymnasium environment for other
-agents), :class:`ActionSpace` (feature groups as actions) and the reward functions.
+agents), :class:`ActionSpace` (feature groups as actions), the reward functions, and the baselines
+that show why dynamic acquisition matters (:func:`static_selection_front`,
+:func:`fixed_subset_baselines`) with :func:`compare_fronts` for AUC-disparity fronts.
 
 Importing this package is cheap: the torch- and gymnasium-based names (:class:`DADI`,
 :class:`DADIEnv`, the networks) load on first access.
@@ -18,6 +20,19 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from fairacq.features._actions import ActionSpace
+from fairacq.features._baselines import (
+    AgentScorer,
+    LearnerScorer,
+    StaticSelection,
+    SubsetScore,
+    column_mask,
+    fixed_subset_baselines,
+    greedy_fair_selection,
+    score_predictions,
+    sensitive_feature_groups,
+    static_selection_front,
+)
+from fairacq.features._pareto import FrontComparison, compare_fronts
 from fairacq.features._rewards import (
     REWARDS,
     adversary_loss,
@@ -39,11 +54,23 @@ __all__ = [
     "ActionSpace",
     "AdversaryNetwork",
     "AgentNetwork",
+    "AgentScorer",
     "DADIEnv",
+    "FrontComparison",
+    "LearnerScorer",
     "SetEncoder",
+    "StaticSelection",
+    "SubsetScore",
     "adversary_loss",
     "classifier_loss",
+    "column_mask",
+    "compare_fronts",
+    "fixed_subset_baselines",
+    "greedy_fair_selection",
     "group_weights",
+    "score_predictions",
+    "sensitive_feature_groups",
+    "static_selection_front",
     "terminal_reward",
 ]
 

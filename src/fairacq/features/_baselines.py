@@ -36,8 +36,7 @@ from sklearn.exceptions import ConvergenceWarning
 from fairacq._random import derive_int_seed
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
-from fairacq.features._pareto import pareto_front
-from fairacq.metrics import compute
+from fairacq.metrics import compute, pareto_front
 from fairacq.models import make_learner
 
 __all__ = [

@@ -291,7 +291,7 @@ class DADI(Strategy):
         X_t = self._scaled_tensor(X_tr)
         X_v = self._scaled_tensor(X_va)
         col_action = torch.tensor(actions.column_action)
-        y_t, s_t = torch.as_tensor(y_tr), torch.as_tensor(s_tr)
+        y_t, s_t = torch.tensor(y_tr), torch.tensor(s_tr)
         init_gen = torch.Generator().manual_seed(_int_seed(seeds[1]))
         agent = AgentNetwork(actions.n_columns, actions.n_actions, generator=init_gen)
         adversary = AdversaryNetwork(actions.n_columns, n_groups=n_groups, generator=init_gen)
@@ -330,7 +330,7 @@ class DADI(Strategy):
                 X_t,
                 y_t,
                 X_v,
-                torch.as_tensor(y_va),
+                torch.tensor(y_va),
                 col_action,
                 n_iter=self.n_pretrain_iter,
                 batch_size=self.batch_size,
@@ -345,7 +345,7 @@ class DADI(Strategy):
                 X_t,
                 s_t,
                 X_v,
-                torch.as_tensor(s_va),
+                torch.tensor(s_va),
                 col_action,
                 n_iter=self.n_pretrain_iter,
                 batch_size=self.batch_size,

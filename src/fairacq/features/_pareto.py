@@ -17,90 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from fairacq._validation import check_consistent_length, check_no_nan
 from fairacq.exceptions import InvalidDataError
+from fairacq.metrics import attainment
 
-__all__ = ["FrontComparison", "attainment", "compare_fronts", "pareto_front"]
-
-
-def _points(where: str, auc: ArrayLike, disparity: ArrayLike) -> tuple[NDArray[np.float64], ...]:
-    a = np.asarray(auc, dtype=float).reshape(-1)
-    d = np.asarray(disparity, dtype=float).reshape(-1)
-    check_consistent_length(where, auc=a, disparity=d)
-    check_no_nan(where, "auc", a)
-    check_no_nan(where, "disparity", d)
-    return a, d
-
-
-def pareto_front(auc: ArrayLike, disparity: ArrayLike) -> NDArray[np.int64]:
-    """Return the indices of the non-dominated points, by increasing disparity.
-
-    Point ``j`` dominates point ``i`` when ``auc[j] >= auc[i]`` and
-    ``disparity[j] <= disparity[i]`` with at least one strict inequality. Of several equal
-    points, the first (lowest index) is kept.
-
-    Parameters
-    ----------
-    auc : array-like of shape (n,)
-        Predictive performance of each point (higher is better).
-    disparity : array-like of shape (n,)
-        Unfairness of each point (lower is better).
-
-    Returns
-    -------
-    ndarray of int64
-        Indices into the inputs; along them disparity and AUC both strictly increase.
-
-    Raises
-    ------
-    InvalidDataError
-        On different lengths or NaN values.
-
-    Examples
-    --------
-    >>> pareto_front([0.8, 0.7, 0.9, 0.6], [0.10, 0.05, 0.20, 0.08]).tolist()
-    [1, 0, 2]
-    """
-    a, d = _points("pareto_front", auc, disparity)
-    # Sort by disparity up, then AUC down, then index: a sweep keeps each strict AUC record.
-    order = np.lexsort((np.arange(a.size), -a, d))
-    keep: list[int] = []
-    best = -np.inf
-    for i in order:
-        if a[i] > best:
-            keep.append(int(i))
-            best = float(a[i])
-    return np.asarray(keep, dtype=np.int64)
-
-
-def attainment(auc: ArrayLike, disparity: ArrayLike, budgets: ArrayLike) -> NDArray[np.float64]:
-    """Best AUC among the points with disparity at most each budget.
-
-    Parameters
-    ----------
-    auc, disparity : array-like of shape (n,)
-        The points (any points; dominated ones never change the result).
-    budgets : array-like of shape (m,)
-        Disparity budgets.
-
-    Returns
-    -------
-    ndarray of shape (m,)
-        ``max{auc[i] : disparity[i] <= budget}``, or ``-inf`` where no point fits.
-
-    Examples
-    --------
-    >>> attainment([0.8, 0.7], [0.1, 0.05], [0.0, 0.05, 0.2]).tolist()
-    [-inf, 0.7, 0.8]
-    """
-    a, d = _points("attainment", auc, disparity)
-    b = np.asarray(budgets, dtype=float).reshape(-1)
-    if a.size == 0:
-        return np.full(b.size, -np.inf)
-    front = pareto_front(a, d)
-    fd, fa = d[front], a[front]
-    pos = np.searchsorted(fd, b, side="right") - 1
-    return np.where(pos >= 0, fa[np.clip(pos, 0, None)], -np.inf)
+__all__ = ["FrontComparison", "compare_fronts"]
 
 
 @dataclass(frozen=True)
@@ -199,8 +119,9 @@ def compare_fronts(
     >>> c.a_better, c.b_better
     (((0.02, 0.02), (0.1, 0.1)), ((0.05, 0.05),))
     """
-    a1, d1 = _points("compare_fronts", auc_a, disparity_a)
-    a2, d2 = _points("compare_fronts", auc_b, disparity_b)
+    # attainment() below checks lengths and NaNs and names the problem.
+    a1, d1 = (np.asarray(v, dtype=float).reshape(-1) for v in (auc_a, disparity_a))
+    a2, d2 = (np.asarray(v, dtype=float).reshape(-1) for v in (auc_b, disparity_b))
     if a1.size == 0 or a2.size == 0:
         raise InvalidDataError(
             "compare_fronts: a front has no points. Pass at least one (AUC, disparity) pair "

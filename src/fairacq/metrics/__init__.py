@@ -53,6 +53,7 @@ from fairacq.metrics._odds import (
     equalized_odds_diff_signed,
     equalized_odds_diff_sum,
 )
+from fairacq.metrics._pareto import attainment, pareto_front
 from fairacq.metrics._parity import (
     base_rate_diff,
     base_rate_diff_signed,
@@ -95,6 +96,7 @@ __all__ = [
     "Metric",
     "absolute_unfairness",
     "accuracy",
+    "attainment",
     "auc_pr",
     "auc_roc",
     "available",
@@ -136,6 +138,7 @@ __all__ = [
     "minimax_zero_one_risk",
     "non_parity_unfairness",
     "overestimation_unfairness",
+    "pareto_front",
     "relative_chance",
     "risk_difference",
     "risk_ratio",

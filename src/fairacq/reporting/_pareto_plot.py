@@ -17,27 +17,13 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from fairacq.metrics import pareto_front
 from fairacq.reporting._plots import new_figure
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 __all__ = ["plot_median_band", "plot_pareto_fronts"]
-
-
-def _staircase(auc: np.ndarray, disparity: np.ndarray) -> np.ndarray:
-    """Return the indices of the best-AUC records along increasing disparity (the front).
-
-    The same sweep as ``fairacq.features._pareto.pareto_front``, repeated here because
-    reporting may not import a family (the families reach reporting through ``Trace.plot``).
-    """
-    order = np.lexsort((np.arange(auc.size), -auc, disparity))
-    keep, best = [], -np.inf
-    for i in order:
-        if auc[i] > best:
-            keep.append(int(i))
-            best = float(auc[i])
-    return np.asarray(keep, dtype=np.int64)
 
 
 def _tidy(ax: Axes, xlabel: str, ylabel: str, title: str | None) -> None:
@@ -145,7 +131,7 @@ def plot_pareto_fronts(
             continue
         colour = colours(i % 10)
         ax.scatter(d, a, color=colour, alpha=0.35, s=18)
-        front = _staircase(a, d)
+        front = pareto_front(a, d)
         fd, fa = d[front], a[front]
         # staircase: best AUC within each disparity budget, flat to the right edge
         ax.step(
