@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -23,28 +23,12 @@ import pandas as pd
 from fairacq._validation import Interval, Options, validate_parameter_constraints
 from fairacq.data.loaders import data_dir as default_data_dir
 from fairacq.data.loaders import find_local_file
-from fairacq.data.synthetic import RelationalSample
+from fairacq.data.synthetic import PAPER_REVIEW_PREDICATES, RelationalSample
 from fairacq.exceptions import CorruptFileError, InvalidDataError, InvalidParameterError
 from fairacq.relational._relational_data import RelationalData
 
 __all__ = ["PAPER_REVIEW_PREDICATES", "load_paper_review", "paper_review_data"]
 
-#: Predicate -> argument columns, as in the authors' files (``fair-a3sl/biasedPaperReview``).
-PAPER_REVIEW_PREDICATES: Mapping[str, tuple[str, ...]] = {
-    "acceptable": ("paper",),
-    "affiliate2HighRank": ("author",),
-    "affiliation": ("author", "institute"),
-    "author": ("author",),
-    "highRank": ("institute",),
-    "institute": ("institute",),
-    "paper": ("paper",),
-    "positiveReviews": ("reviewer", "paper"),
-    "positiveSummary": ("paper",),
-    "reviewer": ("reviewer",),
-    "reviews": ("reviewer", "paper"),
-    "student": ("author",),
-    "submits": ("author", "paper"),
-}
 _TARGET_CHOICES = ("acceptable", "positiveReviews", "positiveSummary")
 _DEFAULT_TARGETS = ("positiveReviews", "positiveSummary")
 _FOLDER = "fair-a3sl/biasedPaperReview"

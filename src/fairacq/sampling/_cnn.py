@@ -9,8 +9,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fairacq._deps import require
-from fairacq._random import torch_generator
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
+from fairacq.sampling._learners import seeded_reset, sgd_epoch
 
 __all__ = ["IncrementalCNN"]
 
@@ -115,12 +115,7 @@ class IncrementalCNN:
             nn.Flatten(),
             nn.Linear(c2 * (h // 4) * (w // 4), 1),
         )
-        gen = torch_generator(self.seed)
-        with torch.no_grad():  # PyTorch's default U(-1/sqrt(fan_in), 1/sqrt(fan_in)), seeded
-            for layer in (net[0], net[3], net[7]):
-                bound = 1.0 / math.sqrt(layer.weight[0].numel())
-                for p in (layer.weight, layer.bias):
-                    p.copy_((torch.rand(p.shape, generator=gen) * 2 - 1) * bound)
+        seeded_reset((net[0], net[3], net[7]), self.seed)
         self._shape = shape
         return net
 
@@ -139,19 +134,9 @@ class IncrementalCNN:
         torch = require("torch", purpose=_PURPOSE)
         if self._net is None or self._shape is None:
             self._net = self._build(self._resolve_shape(X.shape[1]))
-        net = self._net
         Xt = self._images(X, self._shape or self._resolve_shape(X.shape[1]))
         yt = torch.as_tensor(np.asarray(y), dtype=torch.float32)
-        order = torch.randperm(len(Xt), generator=torch_generator(seed))
-        opt = torch.optim.SGD(net.parameters(), lr=self.lr)
-        loss_fn = torch.nn.BCEWithLogitsLoss()
-        net.train()
-        for start in range(0, len(Xt), self.batch_size):
-            idx = order[start : start + self.batch_size]
-            opt.zero_grad()
-            loss = loss_fn(net(Xt[idx]).squeeze(1), yt[idx])
-            loss.backward()
-            opt.step()
+        sgd_epoch(self._net, Xt, yt, lr=self.lr, batch_size=self.batch_size, seed=seed)
 
     def predict_proba(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         """Return ``P(y = 1 | x)`` (0.5 before the first update)."""

@@ -11,7 +11,52 @@ from numpy.typing import NDArray
 from fairacq._deps import require
 from fairacq._random import torch_generator
 
-__all__ = ["ExactLogistic", "IncrementalMLP", "RoundLearner", "make_round_learner"]
+__all__ = [
+    "ExactLogistic",
+    "IncrementalMLP",
+    "RoundLearner",
+    "make_round_learner",
+    "seeded_reset",
+    "sgd_epoch",
+]
+
+
+def seeded_reset(layers: Any, seed: int) -> None:
+    """Draw PyTorch's default ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))`` init from ``seed``.
+
+    Parameters
+    ----------
+    layers : iterable of torch modules with ``weight`` and ``bias``
+        Linear or convolution layers, initialised in order from one seeded generator.
+    seed : int
+        Seeds :func:`fairacq._random.torch_generator`; no global state is touched.
+    """
+    torch = require("torch", purpose="the incremental sampling modes")
+    gen = torch_generator(seed)
+    with torch.no_grad():
+        for layer in layers:
+            bound = 1.0 / np.sqrt(layer.weight[0].numel())
+            for p in (layer.weight, layer.bias):
+                p.copy_((torch.rand(p.shape, generator=gen) * 2 - 1) * bound)
+
+
+def sgd_epoch(net: Any, Xt: Any, yt: Any, *, lr: float, batch_size: int, seed: int) -> None:
+    """Make one shuffled mini-batch SGD pass of the logistic loss over ``(Xt, yt)``.
+
+    The incremental mode of paper 001 (§4): instead of re-training, each round makes one such
+    pass over the whole accumulated training set, continuing from the previous weights.
+    """
+    torch = require("torch", purpose="the incremental sampling modes")
+    order = torch.randperm(len(Xt), generator=torch_generator(seed))
+    opt = torch.optim.SGD(net.parameters(), lr=lr)
+    loss_fn = torch.nn.BCEWithLogitsLoss()
+    net.train()
+    for start in range(0, len(Xt), batch_size):
+        idx = order[start : start + batch_size]
+        opt.zero_grad()
+        loss = loss_fn(net(Xt[idx]).squeeze(1), yt[idx])
+        loss.backward()
+        opt.step()
 
 
 class RoundLearner(Protocol):
@@ -118,17 +163,12 @@ class IncrementalMLP:
 
     def _build(self, n_features: int) -> Any:
         torch = require("torch", purpose="the incremental (MLP) sampling mode")
-        gen = torch_generator(self.seed)
         net = torch.nn.Sequential(
             torch.nn.Linear(n_features, self.hidden),
             torch.nn.ReLU(),
             torch.nn.Linear(self.hidden, 1),
         )
-        with torch.no_grad():  # PyTorch's default U(-1/sqrt(fan_in), 1/sqrt(fan_in)), seeded
-            for layer in (net[0], net[2]):
-                bound = 1.0 / np.sqrt(layer.weight.shape[1])
-                for p in (layer.weight, layer.bias):
-                    p.copy_((torch.rand(p.shape, generator=gen) * 2 - 1) * bound)
+        seeded_reset((net[0], net[2]), self.seed)
         return net
 
     def update(self, X: NDArray[np.float64], y: NDArray[np.int64], seed: int) -> None:
@@ -136,18 +176,9 @@ class IncrementalMLP:
         torch = require("torch", purpose="the incremental (MLP) sampling mode")
         if self._net is None:
             self._net = self._build(X.shape[1])
-        net = self._net
         Xt = torch.as_tensor(X, dtype=torch.float32)
         yt = torch.as_tensor(y, dtype=torch.float32)
-        order = torch.randperm(len(Xt), generator=torch_generator(seed))
-        opt = torch.optim.SGD(net.parameters(), lr=self.lr)
-        loss_fn = torch.nn.BCEWithLogitsLoss()
-        for start in range(0, len(Xt), self.batch_size):
-            idx = order[start : start + self.batch_size]
-            opt.zero_grad()
-            loss = loss_fn(net(Xt[idx]).squeeze(1), yt[idx])
-            loss.backward()
-            opt.step()
+        sgd_epoch(self._net, Xt, yt, lr=self.lr, batch_size=self.batch_size, seed=seed)
 
     def predict_proba(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         """Return ``P(y = 1 | x)`` (0.5 before the first update)."""

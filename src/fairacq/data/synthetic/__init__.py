@@ -22,10 +22,15 @@ from fairacq.data.synthetic._minimax_models import (
     make_synthetic_model1,
     make_synthetic_model2,
 )
-from fairacq.data.synthetic._paper_review import RelationalSample, make_paper_review
+from fairacq.data.synthetic._paper_review import (
+    PAPER_REVIEW_PREDICATES,
+    RelationalSample,
+    make_paper_review,
+)
 from fairacq.data.synthetic._scaled_adult import make_scaled_adult
 
 __all__ = [
+    "PAPER_REVIEW_PREDICATES",
     "GaussianComponent",
     "RelationalSample",
     "SyntheticModel1",

@@ -24,7 +24,7 @@ from fairacq._random import as_generator
 from fairacq._validation import Interval, Options, validate_parameter_constraints
 from fairacq.exceptions import InvalidParameterError, UnknownNameError
 
-__all__ = ["RelationalSample", "make_paper_review"]
+__all__ = ["PAPER_REVIEW_PREDICATES", "RelationalSample", "make_paper_review"]
 
 # Table 2: P(R = T | Q, H, S), keyed by (quality, high rank, student); theta1/theta2 fill the
 # (T, F, T) and (T, T, T) cells.
@@ -37,8 +37,8 @@ _REVIEW_CPT: dict[tuple[bool, bool, bool], float] = {
     (True, True, False): 0.85,
 }
 
-# Predicate -> argument columns, as in the authors' files (fair-a3sl/biasedPaperReview).
-_ARGUMENTS: dict[str, tuple[str, ...]] = {
+#: Predicate -> argument columns, as in the authors' files (``fair-a3sl/biasedPaperReview``).
+PAPER_REVIEW_PREDICATES: Mapping[str, tuple[str, ...]] = {
     "acceptable": ("paper",),
     "affiliate2HighRank": ("author",),
     "affiliation": ("author", "institute"),
@@ -369,6 +369,6 @@ def _ids(prefix: str, n: int) -> NDArray[np.object_]:
 
 
 def _table(name: str, args: tuple[NDArray[Any], ...], values: NDArray[Any]) -> pd.DataFrame:
-    data: dict[str, Any] = dict(zip(_ARGUMENTS[name], args, strict=True))
+    data: dict[str, Any] = dict(zip(PAPER_REVIEW_PREDICATES[name], args, strict=True))
     data["value"] = np.asarray(values, dtype=np.float64)
     return pd.DataFrame(data)
