@@ -18,11 +18,12 @@ def test_filtering_quick(tmp_path):
         max_rows=4000,
     )
     methods = {r["method"] for r in res.rows}
+    assert {r["metric"] for r in res.rows} >= {"alpha_in", "alpha_out", "beta_in", "beta_out"}
     assert methods == {"naive-regression", "qp-regression", "naive-tree", "qp-tree", "alpha-beta"}
     for r in res.rows:
         if r["method"] == "alpha-beta" and r["metric"] == "alpha_in":
             assert r["value"] <= r["alpha"] + 1e-9  # the proxy is alpha-disclosive
-        if r["metric"] == "acceptance":
+        if r["metric"] in ("acceptance", "alpha_out"):
             assert 0 <= r["value"] <= 1
     assert (tmp_path / "filtering-fig1.png").exists()
 

@@ -6,11 +6,12 @@ executor: before mapping it looks up every task in a cache directory and runs on
 missing ones; each worker writes its result atomically the moment it finishes, so a crash,
 a killed job or a lost dask worker costs at most the unfinished tasks.
 
-A task's key is the SHA-256 of the pickled ``(function, item)`` pair; the function is
-usually a :func:`functools.partial` binding the frozen config and the spawned seeds, so any
-change to the config, the seeds or the item gives a new key and stale results are never
-reused. Results are stored with :mod:`pickle` (they may hold :class:`~fairacq.Trace` objects):
-load caches only from directories you wrote yourself.
+A task's key is the SHA-256 of the pickled ``(function, item)`` pair, the fairacq version
+and the source of the task's module; the function is usually a :func:`functools.partial`
+binding the frozen config and the spawned seeds, so any change to the config, the seeds, the
+item or the experiment module gives a new key. Results are stored with :mod:`pickle` (they
+may hold :class:`~fairacq.Trace` objects): load caches only from directories you wrote
+yourself.
 """
 
 from __future__ import annotations
@@ -19,11 +20,13 @@ import functools
 import hashlib
 import os
 import pickle
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
 from fairacq._io import atomic_write
+from fairacq._version import __version__
 from fairacq.experiments._executor import Executor
 
 __all__ = ["CachingExecutor", "task_key"]
@@ -34,15 +37,29 @@ R = TypeVar("R")
 _FORMAT = 1
 
 
+@functools.cache
+def _source_digest(module_name: str) -> str:
+    """SHA-256 of a module's source file ('' for built-in modules)."""
+    path = getattr(sys.modules.get(module_name), "__file__", None)
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest() if path else ""
+
+
 def task_key(fn: Callable[[Any], Any], item: Any) -> str:
-    """Return the cache key of ``fn(item)``: SHA-256 of the pickled pair.
+    """Return the cache key of ``fn(item)``.
+
+    The SHA-256 of the pickled pair, the fairacq version and the source of the module that
+    defines the task function, so editing an experiment module invalidates its cached tasks
+    (edits deeper in the library do not: re-run with ``resume=False`` after those).
 
     Examples
     --------
     >>> task_key(abs, -1) == task_key(abs, -1), task_key(abs, -1) == task_key(abs, -2)
     (True, False)
     """
-    return hashlib.sha256(pickle.dumps((_FORMAT, fn, item), protocol=5)).hexdigest()
+    func = fn.func if isinstance(fn, functools.partial) else fn
+    module = getattr(func, "__module__", None) or ""
+    payload = (_FORMAT, __version__, _source_digest(module), fn, item)
+    return hashlib.sha256(pickle.dumps(payload, protocol=5)).hexdigest()
 
 
 def _path(directory: Path, key: str) -> Path:
