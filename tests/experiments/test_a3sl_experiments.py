@@ -79,6 +79,9 @@ def test_movielens_quick_nonparity_and_mf_baseline():
     assert 0.0 < mf < 0.1
     assert np.isfinite(_value(result, "Fair-A3SL1", "mse"))
     assert any("matrix factorisation" in n for n in result.notes)
+    fold = result.meta["per_fold"][0]
+    assert fold["rules"]  # an unscorable list (reward -1) never beats a scored one
+    assert fold["train_reward"] > -1.0
 
 
 def test_subsample_entities_keeps_consistent_atoms():

@@ -123,6 +123,10 @@ class FairA3SL(Strategy):
         Directory for agent checkpoints.
     checkpoint_every : int, default=0
         Updates between checkpoints (0: only at the end).
+    failure_reward : float or None, default=None
+        Reward of a clause list that cannot be grounded or solved. ``None``: below every
+        attainable reward of the utility (0 for AUC, -1 for minus the MSE, -100 for the
+        log-likelihood, which is never positive).
     max_seconds : float or None, default=None
         Stop training after the update during which this wall time (seconds) was passed,
         even if fewer than ``n_episodes`` episodes were built (experiments with a time
@@ -184,6 +188,7 @@ class FairA3SL(Strategy):
         "scorer": ["callable", None],
         "checkpoint": [str, Path, None],
         "checkpoint_every": [Interval(int, 0, None, closed="left")],
+        "failure_reward": [float, int, None],
         "max_seconds": [Interval(float, 0, None, closed="neither"), None],
         "random_state": ["random_state"],
     }
@@ -212,6 +217,7 @@ class FairA3SL(Strategy):
         scorer: ClauseScorer | None = None,
         checkpoint: str | Path | None = None,
         checkpoint_every: int = 0,
+        failure_reward: float | None = None,
         max_seconds: float | None = None,
         random_state: Any = None,
     ) -> None:
@@ -236,6 +242,7 @@ class FairA3SL(Strategy):
         self.scorer = scorer
         self.checkpoint = checkpoint
         self.checkpoint_every = checkpoint_every
+        self.failure_reward = failure_reward
         self.max_seconds = max_seconds
         self.random_state = random_state
 
@@ -316,10 +323,15 @@ class FairA3SL(Strategy):
         if self.scorer is not None:
             scorer = self.scorer
         else:
+            config = self.utility_config()
+            failure = self.failure_reward
+            if failure is None:
+                failure = {"auc": 0.0, "neg_mse": -1.0}.get(config.utility, -100.0)
             scorer = StructureScorer(
                 data,
                 space,
-                self.utility_config(),
+                config,
+                failure_reward=float(failure),
                 target=self.target,
                 weight_learning=self.weight_learning,
                 map_options=self.map_options,
