@@ -126,3 +126,14 @@ def test_require_missing_dependency():
     assert require("json").dumps(1) == "1"
     with pytest.raises(MissingDependencyError, match=r"pip install 'fairacq\[all\]'"):
         require("surely_not_a_module_xyz")
+
+
+def test_child_seeds_do_not_depend_on_earlier_spawns():
+    from fairacq._random import child_seeds
+
+    root = np.random.SeedSequence(7)
+    first = [c.generate_state(2).tolist() for c in child_seeds(root, 3)]
+    root.spawn(4)  # what a task running before in the same process might have done
+    again = [c.generate_state(2).tolist() for c in child_seeds(root, 3)]
+    fresh = [c.generate_state(2).tolist() for c in np.random.SeedSequence(7).spawn(3)]
+    assert first == again == fresh

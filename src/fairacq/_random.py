@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 __all__ = [
     "RandomState",
     "as_generator",
+    "child_seeds",
     "derive_int_seed",
     "seed_of",
     "spawn_seeds",
@@ -64,6 +65,31 @@ def as_generator(random_state: Any) -> np.random.Generator:
     )
 
 
+def child_seeds(seed: np.random.SeedSequence, n: int) -> list[np.random.SeedSequence]:
+    """Return the first ``n`` children of ``seed`` without advancing it.
+
+    ``seed.spawn(n)`` hands out the *next* ``n`` children and remembers them, so a seed shared
+    by several tasks run in one process (a serial executor, a worker's chunk) would give each
+    task different children than a process pool would. This returns what ``spawn(n)`` on a
+    fresh copy returns, on every call, whatever ran before.
+
+    Examples
+    --------
+    >>> root = np.random.SeedSequence(0)
+    >>> _ = root.spawn(5)  # advancing the root does not matter
+    >>> [c.spawn_key for c in child_seeds(root, 2)]
+    [(0,), (1,)]
+    >>> child_seeds(root, 1)[0].entropy == np.random.SeedSequence(0).spawn(1)[0].entropy
+    True
+    """
+    return [
+        np.random.SeedSequence(
+            seed.entropy, spawn_key=(*seed.spawn_key, i), pool_size=seed.pool_size
+        )
+        for i in range(n)
+    ]
+
+
 def spawn_seeds(random_state: Any, n: int) -> list[np.random.SeedSequence]:
     """Return ``n`` independent child seed sequences of ``random_state``.
 
@@ -76,8 +102,8 @@ def spawn_seeds(random_state: Any, n: int) -> list[np.random.SeedSequence]:
     [(0,), (1,)]
     """
     if isinstance(random_state, np.random.SeedSequence):
-        root = random_state
-    elif isinstance(random_state, np.random.Generator):
+        return child_seeds(random_state, n)
+    if isinstance(random_state, np.random.Generator):
         root = np.random.SeedSequence(int(random_state.integers(2**63)))
     else:
         as_generator(random_state)  # validates the type and sign

@@ -79,3 +79,13 @@ def test_rerun_of_an_experiment_reuses_its_tasks(tmp_path):
     assert again.meta["tasks_reused"] == 3  # one task per alpha
     assert first.rows == again.rows
     assert json.loads((tmp_path / "summary.json").read_text())["rows"] == again.rows
+
+
+@pytest.mark.slow
+def test_serial_and_process_pool_runs_agree(tmp_path):
+    # Tasks sharing one trial's seed must get the same children whether they run in one
+    # process (serial) or each in a fresh worker.
+    kwargs = {"preset": "quick", "n_trials": 1, "max_rows": 3000, "resume": False}
+    serial = run_experiment("filtering-fig3", executor=SerialExecutor(), **kwargs)
+    pooled = run_experiment("filtering-fig3", executor=LocalExecutor(2), **kwargs)
+    assert serial.rows == pooled.rows

@@ -50,7 +50,10 @@ def test_exact_matches_lbfgs_on_squared_hinges(seed: int, n: int, m: int) -> Non
     )
     result = exact_map(model)
     assert result.converged
-    assert result.objective == pytest.approx(ref.fun, rel=1e-5, abs=1e-7)
+    # The exact solver is the optimum: never worse than L-BFGS-B (which may stop a little
+    # early on flat, clipped problems), and close to it.
+    assert result.objective <= ref.fun + max(1e-5 * abs(ref.fun), 1e-7)
+    assert result.objective == pytest.approx(ref.fun, rel=1e-3, abs=1e-5)
     assert result.max_violation <= 1e-9
     assert np.isnan(result.primal_residual)
     assert np.isnan(result.dual_residual)

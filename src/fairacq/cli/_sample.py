@@ -27,10 +27,11 @@ def _trial(
     import numpy as np
     from sklearn.model_selection import train_test_split
 
+    from fairacq._random import child_seeds
     from fairacq.data import standardize
     from fairacq.sampling import DatasetOracle, make_sampler
 
-    split_seed, run_seed = seed.spawn(2)
+    split_seed, run_seed = child_seeds(seed, 2)
     idx_pool, idx_test = train_test_split(
         np.arange(len(dataset)),
         test_size=test_size,

@@ -18,7 +18,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
-from fairacq._random import spawn_seeds
+from fairacq._random import child_seeds, spawn_seeds
 from fairacq._trace import Trace
 from fairacq.data.synthetic import SyntheticModel1, SyntheticModel2
 from fairacq.experiments._config import ExperimentConfig
@@ -72,7 +72,7 @@ def group_accuracy_curve(
     """Exact accuracy of each group (columns u, v) for LR trained at each mixture in ``grid``."""
     model = _model(instance)
     out = np.empty((grid.size, 2))
-    streams = seed.spawn(grid.size)
+    streams = child_seeds(seed, grid.size)
     for i, (pi, ss) in enumerate(zip(grid, streams, strict=True)):
         X, y, _ = model.sample_mixture(float(pi), n_train, random_state=ss)
         if len(np.unique(y)) < 2:

@@ -25,7 +25,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from fairacq._deps import require
-from fairacq._random import spawn_seeds
+from fairacq._random import child_seeds, spawn_seeds
 from fairacq._trace import Trace
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidParameterError
@@ -170,7 +170,7 @@ def trial_seeds(seed: int, n_trials: int) -> TrialSeeds:
     """Return each trial's (split seed, sampler seed), as ``fairacq sample`` derives them."""
     out: TrialSeeds = []
     for child in spawn_seeds(seed, n_trials):
-        split_seed, run_seed = child.spawn(2)
+        split_seed, run_seed = child_seeds(child, 2)
         out.append((split_seed, run_seed))
     return out
 

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from fairacq._random import spawn_seeds
+from fairacq._random import child_seeds, spawn_seeds
 from fairacq.acquisition import PartitionDroppedWarning, make_acquirer
 from fairacq.experiments._config import ExperimentConfig
 from fairacq.experiments._executor import Executor
@@ -115,7 +115,7 @@ def _run_variant(
         batch_size=batch,
         metric=config.metric,
         tau=config.tau,
-        random_state=seed.spawn(1)[0],
+        random_state=child_seeds(seed, 1)[0],
         **params,
     )
     with warnings.catch_warnings():

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from fairacq._random import spawn_seeds
+from fairacq._random import child_seeds, spawn_seeds
 from fairacq.acquisition import PartitionDroppedWarning, make_acquirer
 from fairacq.data.synthetic import make_scaled_adult
 from fairacq.experiments._config import ExperimentConfig
@@ -78,7 +78,7 @@ def _run_one(
     pool = (
         split.pool.subset(np.arange(size))
         if size <= len(split.pool)
-        else make_scaled_adult(split.pool, size, random_state=seed.spawn(1)[0])
+        else make_scaled_adult(split.pool, size, random_state=child_seeds(seed, 1)[0])
     )
     build_s = time.perf_counter() - start
     acquirer = make_acquirer(

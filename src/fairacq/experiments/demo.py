@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from fairacq._random import child_seeds
 from fairacq._trace import Trace
 from fairacq.acquisition import PartitionDroppedWarning, make_acquirer
 from fairacq.data import load_dataset, split_datasift
@@ -55,7 +56,7 @@ class DemoConfig(ExperimentConfig):
 
 
 def _trial(config: DemoConfig, seed: np.random.SeedSequence) -> dict[str, Trace]:
-    split_seed, run_seed = seed.spawn(2)
+    split_seed, run_seed = child_seeds(seed, 2)
     data = load_dataset(config.dataset, sensitive=config.sensitive)
     split = split_datasift(data, random_state=split_seed)
     budget = max(1, round(config.budget_fraction * len(split.pool)))

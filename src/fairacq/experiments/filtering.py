@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from fairacq._random import spawn_seeds
+from fairacq._random import child_seeds, spawn_seeds
 from fairacq.data import load_dataset, split_filtering
 from fairacq.experiments._config import ExperimentConfig
 from fairacq.experiments._executor import Executor
@@ -111,7 +111,7 @@ def _task(
 ) -> dict[str, float]:
     name, alpha, trial = task
     data = load_dataset(config.dataset, sensitive=config.sensitive)
-    sub_seed, split_seed, leaf_seed = seeds[trial].spawn(3)
+    sub_seed, split_seed, leaf_seed = child_seeds(seeds[trial], 3)
     if config.max_rows is not None and len(data) > config.max_rows:
         keep = np.random.default_rng(sub_seed).choice(len(data), config.max_rows, replace=False)
         data = data.subset(np.sort(keep))

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from fairacq._random import spawn_seeds
+from fairacq._random import child_seeds, spawn_seeds
 from fairacq.data import FairDataset, load_dataset, split_filtering
 from fairacq.experiments._config import ExperimentConfig
 from fairacq.experiments._executor import Executor
@@ -77,7 +77,7 @@ def _fit(
 ) -> tuple[AlphaBetaProxy, FairDataset, FairDataset]:
     alpha, trial = task
     data = load_dataset(config.dataset, sensitive=config.sensitive)
-    sub_seed, split_seed = seeds[trial].spawn(2)
+    sub_seed, split_seed = child_seeds(seeds[trial], 2)
     if config.max_rows is not None and len(data) > config.max_rows:
         keep = np.random.default_rng(sub_seed).choice(len(data), config.max_rows, replace=False)
         data = data.subset(np.sort(keep))

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from fairacq._io import atomic_write
-from fairacq._random import spawn_seeds
+from fairacq._random import child_seeds, spawn_seeds
 from fairacq.exceptions import InvalidParameterError
 from fairacq.experiments._config import ExperimentConfig
 from fairacq.experiments._executor import Executor, single_thread
@@ -252,7 +252,7 @@ def _paper_review_unit(
     from fairacq.relational._paper_review_data import load_paper_review, paper_review_data
 
     index, seed = unit
-    data_seed, train_seed, learn_seed = seed.spawn(3)
+    data_seed, train_seed, learn_seed = child_seeds(seed, 3)
     protected: Any = config.protected
     if config.source == "authors":
         train = test = load_paper_review(index, protected=protected)
@@ -551,7 +551,7 @@ def _movielens_unit(
 
     single_thread()  # Fair-MF runs torch
     fold, seed = unit
-    sub_seed, mf_seed, learn_seed = seed.spawn(3)
+    sub_seed, mf_seed, learn_seed = child_seeds(seed, 3)
     test = _head_targets(
         load_movielens_relational(fold, split="test", random_state=config.seed),
         config.max_targets,
