@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from fairacq._random import child_seeds, spawn_seeds
+from fairacq._random import child_seeds, derive_int_seed, spawn_seeds
 from fairacq.data import load_dataset, split_filtering
 from fairacq.experiments._config import ExperimentConfig
 from fairacq.experiments._executor import Executor
@@ -117,11 +117,13 @@ def _task(
         data = data.subset(np.sort(keep))
     split = split_filtering(data, random_state=split_seed)
     train, test = split.train, split.test
-    proxy: Any = (
-        AlphaBetaProxy(alpha=float(alpha or 0.0), gamma=config.gamma)
-        if name == "alpha-beta"
-        else _FIXED[name]()
-    )
+    proxy: Any
+    if name == "alpha-beta":
+        proxy = AlphaBetaProxy(alpha=float(alpha or 0.0), gamma=config.gamma)
+    elif "random_state" in _FIXED[name]().get_params():  # trees break ties at random
+        proxy = _FIXED[name](random_state=derive_int_seed(leaf_seed))
+    else:
+        proxy = _FIXED[name]()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnreachableTargetWarning)  # reported as beta
         proxy.fit(train.to_numpy(), train.s)
