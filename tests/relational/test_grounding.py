@@ -10,7 +10,15 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from fairacq.exceptions import InvalidDataError
-from fairacq.relational import Database, GroundModel, Rule, ground, parse_rule, parse_rules
+from fairacq.relational import (
+    Database,
+    GroundModel,
+    Rule,
+    ground,
+    parse_rule,
+    parse_rules,
+    psl_unavailable,
+)
 from fairacq.relational._rules import Atom, Comparison, Constant, Literal, Variable
 
 BIAS1 = (
@@ -411,22 +419,8 @@ positiveSummary(+P1) / |P1| - positiveSummary(+P2) / |P2| <= 0.05 .
 """
 
 
-def _psl_missing():
-    try:
-        import jpype
-        import pslpython.runtime  # noqa: F401
-    except ImportError as exc:
-        return str(exc)
-    if not jpype.isJVMStarted():
-        try:
-            jpype.getDefaultJVMPath()
-        except jpype.JVMNotFoundException:
-            return "no Java runtime"
-    return None
-
-
 @pytest.mark.skipif(not BIAS1.is_dir(), reason="authors' paper-review samples not available")
-@pytest.mark.skipif(_psl_missing() is not None, reason="pslpython or Java unavailable")
+@pytest.mark.skipif(psl_unavailable() is not None, reason="pslpython or Java unavailable")
 def test_grounding_matches_real_psl_on_paper_review():
     from fairacq.relational import exact_map
     from fairacq.relational._pslpython_bridge import run_psl

@@ -13,25 +13,11 @@ from hypothesis import strategies as st
 
 from fairacq.exceptions import InvalidDataError, InvalidParameterError, MissingDependencyError
 from fairacq.relational import _pslpython_bridge as bridge
+from fairacq.relational import psl_unavailable
 from fairacq.relational._ground_model import GroundModel, HingePotentials, LinearConstraints
 from fairacq.relational._pslpython_bridge import PSL_TIGHT_OPTIONS, run_psl
 
-
-def _psl_missing() -> str | None:
-    try:
-        bridge.require("pslpython.runtime")
-        jpype = bridge.require("jpype")
-    except MissingDependencyError as exc:
-        return str(exc)
-    if not jpype.isJVMStarted():
-        try:
-            jpype.getDefaultJVMPath()
-        except jpype.JVMNotFoundException:
-            return "no Java runtime found"
-    return None
-
-
-_MISSING = _psl_missing()
+_MISSING = psl_unavailable()
 needs_psl = pytest.mark.skipif(_MISSING is not None, reason=f"PSL unavailable: {_MISSING}")
 
 # Smokers: y_b, y_c free; 3 (1 - y_b)^2 + 3 max(y_b - y_c, 0)^2 + y_b^2 + y_c^2.

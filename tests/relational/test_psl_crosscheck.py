@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 
 from fairacq.data.synthetic import make_paper_review
-from fairacq.exceptions import MissingDependencyError
 from fairacq.relational import _pslpython_bridge as bridge
+from fairacq.relational import psl_unavailable
 from fairacq.relational._admm import admm_map
 from fairacq.relational._fairness import fairness_constraints
 from fairacq.relational._grounding import ground
@@ -29,22 +29,7 @@ from fairacq.relational._paper_review_data import paper_review_data
 from fairacq.relational._parser import parse_rules
 from fairacq.relational._relational_data import RelationalData
 
-
-def _psl_missing() -> str | None:
-    try:
-        bridge.require("pslpython.runtime")
-        jpype = bridge.require("jpype")
-    except MissingDependencyError as exc:
-        return str(exc)
-    if not jpype.isJVMStarted():
-        try:
-            jpype.getDefaultJVMPath()
-        except jpype.JVMNotFoundException:
-            return "no Java runtime found"
-    return None
-
-
-_MISSING = _psl_missing()
+_MISSING = psl_unavailable()
 pytestmark = pytest.mark.skipif(_MISSING is not None, reason=f"PSL unavailable: {_MISSING}")
 
 RELATIONAL_RULES = [

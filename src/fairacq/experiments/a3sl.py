@@ -70,6 +70,19 @@ __all__ = [
     "subsample_entities",
 ]
 
+#: Metrics of Tables 4-5 and 8-9 (classification targets), in the paper's column order.
+_CLASSIFICATION_METRICS = (
+    "auc_pr_protected",
+    "auc_pr_unprotected",
+    "auc_roc",
+    "rd",
+    "abs_rd",
+    "rr",
+    "rc",
+    "equal_odds_pos",
+    "equal_odds_neg",
+)
+
 #: The issue's "done when" targets: (metric, bound, "<=" or ">=").
 A3SL_TARGETS: dict[str, tuple[tuple[str, float, str], ...]] = {
     "paper-review": (
@@ -625,17 +638,7 @@ def run_a3sl_paper_review(config: A3slPaperReviewConfig, executor: Executor) -> 
     grid = [(i, v) for i in range(config.n_trials) for v in config.variants]
     tasks = executor.map(functools.partial(_review_task, config, seeds), grid)
     result = _new_result(config)
-    metrics = (
-        "auc_pr_protected",
-        "auc_pr_unprotected",
-        "auc_roc",
-        "rd",
-        "abs_rd",
-        "rr",
-        "rc",
-        "equal_odds_pos",
-        "equal_odds_neg",
-    )
+    metrics = _CLASSIFICATION_METRICS
     stats = _aggregate(
         result,
         tasks,
@@ -748,17 +751,7 @@ def run_a3sl_compas(config: A3slCompasConfig, executor: Executor) -> ExperimentR
     grid = [(f, v) for f in range(config.n_trials) for v in config.variants]
     tasks = executor.map(functools.partial(_compas_task, config, seeds), grid)
     result = _new_result(config)
-    metrics = (
-        "auc_pr_protected",
-        "auc_pr_unprotected",
-        "auc_roc",
-        "rd",
-        "abs_rd",
-        "rr",
-        "rc",
-        "equal_odds_pos",
-        "equal_odds_neg",
-    )
+    metrics = _CLASSIFICATION_METRICS
     labels = {"Fair-A3SL1": "Fair-A3SL", "Fair-A3SL2": "Fair-A3SL", "Fair-A3SL3": "Fair-A3SL"}
     reference = [
         t | {"method": "Table 7 rules (hand-entered)", "metrics": t["table7_metrics"]}

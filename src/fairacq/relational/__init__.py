@@ -94,6 +94,7 @@ from fairacq.relational._pslpython_bridge import (
     PSL_TIGHT_OPTIONS,
     PslResult,
     psl_fairness,
+    psl_unavailable,
     run_psl,
 )
 from fairacq.relational._relational_data import RelationalData
@@ -177,6 +178,7 @@ __all__ = [
     "parse_rules",
     "pearson_top_k",
     "psl_fairness",
+    "psl_unavailable",
     "ranked_auc_pr",
     "run_pipeline",
     "run_psl",

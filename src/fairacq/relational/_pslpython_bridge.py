@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from fairacq.relational._fairness import FairnessSpec
     from fairacq.relational._ground_model import GroundModel
 
-__all__ = ["PSL_TIGHT_OPTIONS", "PslResult", "psl_fairness", "run_psl"]
+__all__ = ["PSL_TIGHT_OPTIONS", "PslResult", "psl_fairness", "psl_unavailable", "run_psl"]
 
 #: Options :func:`run_psl` passes to PSL unless overridden: the raw (unnormalised) objective,
 #: ADMM run to tolerances well below the 1e-3 a cross-check needs, one thread (our solver
@@ -262,6 +262,28 @@ def run_psl(
         violated_constraints=violated,
         log=log,
     )
+
+
+def psl_unavailable() -> str | None:
+    """Say why :func:`run_psl` cannot run here (pslpython, JPype or Java missing), or None.
+
+    Examples
+    --------
+    >>> reason = psl_unavailable()
+    >>> reason is None or isinstance(reason, str)
+    True
+    """
+    try:
+        require("pslpython.runtime", purpose="running the reference PSL implementation")
+        jpype = require("jpype", purpose="running the reference PSL implementation")
+    except MissingDependencyError as exc:
+        return str(exc)
+    if not jpype.isJVMStarted():
+        try:
+            jpype.getDefaultJVMPath()
+        except jpype.JVMNotFoundException:
+            return "no Java runtime found"
+    return None
 
 
 def psl_fairness(

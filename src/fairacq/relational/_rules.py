@@ -177,8 +177,33 @@ def _check_weight(weight: float | None, squared: bool, text: str) -> None:
 # --------------------------------------------------------------------------- logical rules
 
 
+class _RuleText:
+    """What logical and arithmetic rules share: a weight (None when hard) and PSL text."""
+
+    weight: float | None
+
+    def to_psl(self) -> str:  # pragma: no cover - defined by each rule class
+        raise NotImplementedError
+
+    def _raw(self) -> str:
+        try:
+            return self.to_psl()
+        except Exception:  # pragma: no cover - only for error messages
+            return repr(self)
+
+    @property
+    def is_hard(self) -> bool:
+        """Whether the rule is a hard constraint (no weight)."""
+        return self.weight is None
+
+    @property
+    def text(self) -> str:
+        """The rule in PSL syntax (same as :meth:`to_psl`)."""
+        return self.to_psl()
+
+
 @dataclass(frozen=True)
-class Rule:
+class Rule(_RuleText):
     """A logical rule ``weight: body -> head ^p`` (or a hard rule ``body -> head .``).
 
     Parameters
@@ -249,22 +274,6 @@ class Rule:
                 "Every variable must appear in a non-negated body atom (or a negated head atom); "
                 "add a body atom that lists them, e.g. 'paper(P) -> ...'."
             )
-
-    def _raw(self) -> str:
-        try:
-            return self.to_psl()
-        except InvalidDataError:  # pragma: no cover - only for error messages
-            return repr(self)
-
-    @property
-    def is_hard(self) -> bool:
-        """Whether the rule is a hard constraint (no weight)."""
-        return self.weight is None
-
-    @property
-    def text(self) -> str:
-        """The rule in PSL syntax (same as :meth:`to_psl`)."""
-        return self.to_psl()
 
     def literals(self) -> tuple[Literal, ...]:
         """Body literals then head literals (comparisons excluded)."""
@@ -587,7 +596,7 @@ class Filter:
 
 
 @dataclass(frozen=True)
-class ArithmeticRule:
+class ArithmeticRule(_RuleText):
     """A linear arithmetic rule ``lhs relation rhs`` with optional weight, exponent, filters.
 
     Parameters
@@ -677,22 +686,6 @@ class ArithmeticRule:
                     f"{', '.join(extra)}, which the rule does not bind; a filter may use its "
                     "own summation variable and the rule's plain variables."
                 )
-
-    def _raw(self) -> str:
-        try:
-            return self.to_psl()
-        except Exception:  # pragma: no cover - only for error messages
-            return repr(self)
-
-    @property
-    def is_hard(self) -> bool:
-        """Whether the rule is a hard constraint (no weight)."""
-        return self.weight is None
-
-    @property
-    def text(self) -> str:
-        """The rule in PSL syntax (same as :meth:`to_psl`)."""
-        return self.to_psl()
 
     def terms(self) -> tuple[LinearTerm, ...]:
         """Terms of both sides."""
