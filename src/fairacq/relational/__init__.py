@@ -62,6 +62,7 @@ from fairacq.relational._ground_model import (
     SparseMatrix,
 )
 from fairacq.relational._grounding import ground
+from fairacq.relational._map_inference import MAP_SOLVERS, map_inference
 from fairacq.relational._map_result import MapResult
 from fairacq.relational._movielens_data import (
     BiasedMF,
@@ -99,6 +100,7 @@ from fairacq.relational._pslpython_bridge import (
 )
 from fairacq.relational._relational_data import RelationalData
 from fairacq.relational._rules import ArithmeticRule, Atom, Literal, Rule
+from fairacq.relational._separable import separable_map
 from fairacq.relational._structure_scorer import (
     ScoreDetail,
     StructureScorer,
@@ -114,6 +116,7 @@ __all__ = [
     "COMPAS_PREDICATES",
     "FAIRNESS_MEASURES",
     "LONG_JAIL_DAYS",
+    "MAP_SOLVERS",
     "MAP_TIGHT",
     "MOVIELENS_BASELINES",
     "MOVIELENS_HYPER_RULES",
@@ -170,6 +173,7 @@ __all__ = [
     "load_movielens_relational",
     "load_paper_review",
     "make_psl_model",
+    "map_inference",
     "movielens_baseline",
     "overestimation_prior",
     "paper_review_data",
@@ -183,6 +187,7 @@ __all__ = [
     "run_pipeline",
     "run_psl",
     "semantic_distance",
+    "separable_map",
     "signatures_from_frames",
     "summarise_folds",
 ]

@@ -116,7 +116,8 @@ class FairA3SL(Strategy):
     weight_learning : dict or None, default=None
         Keyword arguments of ``learn_weights``.
     map_options : dict or None, default=None
-        Keyword arguments of ``admm_map``.
+        Keyword arguments of ``map_inference`` (the reward uses ``solver="auto"`` unless
+        this names another).
     scorer : callable or None, default=None
         Replaces the reward (``clauses -> float``); for experiments with other utilities.
     checkpoint : str or None, default=None
@@ -385,9 +386,9 @@ class FairA3SL(Strategy):
         pandas.DataFrame
             ``predicate``, ``arg0 ...``, ``value`` (``MapResult.to_frame``).
         """
-        from fairacq.relational._admm import admm_map
         from fairacq.relational._fairness import fairness_constraints
         from fairacq.relational._grounding import ground
+        from fairacq.relational._map_inference import map_inference
         from fairacq.relational._parser import parse_rules
 
         self._check_fitted()
@@ -399,7 +400,7 @@ class FairA3SL(Strategy):
                 model = model.with_constraints(
                     fairness_constraints(model, spec, protected=protected, unprotected=unprotected)
                 )
-        result = admm_map(model, **dict(self.map_options or {}))
+        result = map_inference(model, **dict(self.map_options or {}))
         frame: pd.DataFrame = result.to_frame(model)
         frame["value"] = np.clip(frame["value"].to_numpy(dtype=np.float64), 0.0, 1.0)
         return frame

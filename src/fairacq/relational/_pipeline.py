@@ -30,12 +30,12 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
-from fairacq.relational._admm import admm_map
 from fairacq.relational._database import Database
 from fairacq.relational._evaluation import evaluate_atoms
 from fairacq.relational._fairness import FairnessSpec, fairness_constraints, parse_fairness
 from fairacq.relational._ground_model import GroundModel, LinearConstraints
 from fairacq.relational._grounding import ground
+from fairacq.relational._map_inference import map_inference
 from fairacq.relational._map_result import MapResult
 from fairacq.relational._parser import parse_rules
 from fairacq.relational._relational_data import RelationalData
@@ -259,7 +259,8 @@ def run_pipeline(
         Keyword arguments of :func:`~fairacq.relational.learn_weights` (``n_iter``,
         ``step``, ``init_weight``, ``admm_options``...).
     map_options : mapping or None, default=None
-        Keyword arguments of :func:`~fairacq.relational.admm_map` for the test inference;
+        Keyword arguments of :func:`~fairacq.relational.map_inference` (``solver``, ADMM
+        tolerances) for the test inference;
         ``None`` means :data:`MAP_TIGHT`.
     predicate : str or None, default=None
         The evaluated (and fairness-constrained) predicate; ``None`` means
@@ -340,7 +341,7 @@ def run_pipeline(
     model = apply_fairness(test_model.with_rule_weights(w), test, specs, predicate=predicate)
     tic = time.perf_counter()
     options = dict(MAP_TIGHT if map_options is None else map_options)
-    result = admm_map(model, **options)
+    result = map_inference(model, **options)
     times["infer"] = time.perf_counter() - tic
     frame = result.to_frame(model)
     frame["value"] = np.clip(frame["value"].to_numpy(dtype=np.float64), 0.0, 1.0)

@@ -221,7 +221,9 @@ class StructureScorer:
     weight_learning : dict, optional
         Keyword arguments of ``learn_weights`` (``n_iter``, ``step``, ``schedule``...).
     map_options : dict, optional
-        Keyword arguments of ``admm_map`` (``max_iter``, ``eps_abs``, ``eps_rel``...).
+        Keyword arguments of ``map_inference`` (``solver``, ``max_iter``, ``eps_abs``...);
+        the solver defaults to ``"auto"``: the exact separable solver when every potential
+        touches one variable (COMPAS), ADMM otherwise.
     failure_reward : float, default=0.0
         Reward of a clause list that cannot be grounded or solved.
     fair_weight_learning : bool, default=False
@@ -261,7 +263,7 @@ class StructureScorer:
                 f"(truth: {sorted(data.truth)}). Pass target=<a target predicate with truth>."
             )
         self.weight_learning = dict(weight_learning or {})
-        self.map_options = dict(map_options or {})
+        self.map_options = {"solver": "auto"} | dict(map_options or {})
         self.failure_reward = float(failure_reward)
         self.fair_weight_learning = bool(fair_weight_learning)
         self.seed = derive_int_seed(random_state)
@@ -297,10 +299,10 @@ class StructureScorer:
 
     # ------------------------------------------------------------------ the pipeline
     def _score(self, clauses: tuple[Clause, ...]) -> ScoreDetail:
-        from fairacq.relational._admm import admm_map
         from fairacq.relational._fairness import fairness_constraints
         from fairacq.relational._fairness_priors import FairnessPrior
         from fairacq.relational._grounding import ground
+        from fairacq.relational._map_inference import map_inference
         from fairacq.relational._parser import parse_rules
         from fairacq.relational._weight_learning import learn_weights
 
@@ -328,7 +330,7 @@ class StructureScorer:
         )
         weights = np.asarray(learned.weights, dtype=np.float64)
         model = model.with_rule_weights(weights)
-        result = admm_map(model.with_constraints(fair_rows), **self.map_options)
+        result = map_inference(model.with_constraints(fair_rows), **self.map_options)
         values = np.clip(result.values, 0.0, 1.0)
 
         pred_frame = self._target_frame(model, values)

@@ -13,7 +13,8 @@ approximation. As in PSL 2.0/2.1 (``votedperceptron.*`` defaults):
   average of the weights after each step (``averagesteps``);
 - the initial weight is 5.0, as the Fair-A3SL authors set it (paper 004, set-up notes).
 
-MAP inference in each step is :func:`~fairacq.relational.admm_map`, with the fairness
+MAP inference in each step is :func:`~fairacq.relational.map_inference` (ADMM unless
+``admm_options`` names another ``solver``), with the fairness
 constraints when given (fair weight learning) and warm-started from the previous MAP state;
 the first start is random, as PSL's ADMM starts from random values. Latent (unobserved)
 target variables, which need EM (PSL's ``HardEM``), are out of scope: every target must have
@@ -33,8 +34,8 @@ from numpy.typing import ArrayLike, NDArray
 from fairacq._random import as_generator
 from fairacq._validation import did_you_mean
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
-from fairacq.relational._admm import admm_map
 from fairacq.relational._ground_model import GroundModel, LinearConstraints
+from fairacq.relational._map_inference import map_inference
 from fairacq.relational._map_result import MapResult
 
 __all__ = ["WeightLearningResult", "learn_weights"]
@@ -167,7 +168,8 @@ def learn_weights(
         evaluated at the final MAP state and reported in ``result.priors``. They do not
         change the weights: the paper adds them to the structure-learning reward.
     admm_options : mapping or None, default=None
-        Keyword arguments for :func:`~fairacq.relational.admm_map` (``rho``, ``max_iter``,
+        Keyword arguments for :func:`~fairacq.relational.map_inference` (``solver``, ``rho``,
+        ``max_iter``,
         ``eps_abs``, ``eps_rel``).
     random_state : int, numpy.random.Generator or None, default=None
         Draws the first ADMM starting point (PSL starts from random values).
@@ -216,7 +218,7 @@ def learn_weights(
     weights = np.empty((n_iter, base.n_rules))
     gradients = np.empty((n_iter, base.n_rules))
     for t in range(n_iter):
-        current = admm_map(base.with_rule_weights(w), init=values, **options)
+        current = map_inference(base.with_rule_weights(w), init=values, **options)
         values = current.values
         gradient = (base.rule_incompatibility(values) - truth_inc) / scale
         rate = step / (t + 1) if schedule else step
@@ -225,7 +227,7 @@ def learn_weights(
         gradients[t] = gradient
     learned = weights.mean(axis=0)
     final_model = base.with_rule_weights(learned)
-    final = admm_map(final_model, init=values, **options)
+    final = map_inference(final_model, init=values, **options)
     prior_values = {name: float(fn(final.values)) for name, fn in _prior_names(priors)}
     return WeightLearningResult(
         weights=learned,
