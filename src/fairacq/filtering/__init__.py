@@ -15,18 +15,32 @@ group), :class:`QPRegressionProxy`, :class:`QPTreeProxy` (Algorithm 1 weights) a
 guaranteed in-sample). A fitted proxy saves as plain JSON (:func:`save_proxy` /
 :func:`load_proxy`), without any individual's group label; :func:`interpolation_curve`
 traces the naive and QP proxies' alpha-beta curves (App. A.1.1).
+
+Intersecting groups (App. A.2): pass ``s`` as a DataFrame with one column per group class
+(e.g. race and sex), or a :class:`~fairacq.data.FairDataset` with several sensitive
+attributes. ``A`` then concatenates the within-class distributions, the target is
+``U_intersect``, beta follows Definition 16 and alpha bounds every membership column
+(:func:`intersecting_disclosivity`, :func:`intersecting_imbalance`).
 """
 
 from __future__ import annotations
 
 from fairacq.filtering._filter import BalancedFilter, FilterResult
 from fairacq.filtering._interpolate import interpolation_curve
+from fairacq.filtering._intersect import (
+    intersecting_conditional_matrix,
+    intersecting_disclosivity,
+    intersecting_disclosivity_from_matrix,
+    intersecting_imbalance,
+    intersecting_imbalance_from_matrix,
+)
 from fairacq.filtering._lagrangian import (
     SplitGameResult,
     paired_regression_oracle,
     play_split_game,
     tree_oracle,
 )
+from fairacq.filtering._membership import GroupClasses
 from fairacq.filtering._proxies import (
     FittedProxy,
     NaiveRegressionProxy,
@@ -44,6 +58,7 @@ __all__ = [
     "BalancedFilter",
     "FilterResult",
     "FittedProxy",
+    "GroupClasses",
     "LinearRule",
     "NaiveRegressionProxy",
     "NaiveTreeProxy",
@@ -55,6 +70,11 @@ __all__ = [
     "TreeRule",
     "UnreachableTargetWarning",
     "interpolation_curve",
+    "intersecting_conditional_matrix",
+    "intersecting_disclosivity",
+    "intersecting_disclosivity_from_matrix",
+    "intersecting_imbalance",
+    "intersecting_imbalance_from_matrix",
     "load_proxy",
     "paired_regression_oracle",
     "play_split_game",

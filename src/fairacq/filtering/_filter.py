@@ -15,13 +15,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 
 from fairacq._base import Strategy
 from fairacq._random import as_generator
 from fairacq._trace import Trace, TraceRecorder
 from fairacq._validation import HasMethods
 from fairacq.exceptions import InvalidDataError
+from fairacq.filtering._membership import GroupClasses, group_mass
 from fairacq.filtering._proxies import FittedProxy
 
 __all__ = ["BalancedFilter", "FilterResult"]
@@ -95,9 +96,21 @@ class BalancedFilter(Strategy):
             return fitted.groups
         return tuple(str(g) for g in getattr(fitted, "groups", ()))
 
-    def _codes(self, s: ArrayLike | None, n: int) -> NDArray[np.int64] | None:
+    def _classes(self) -> GroupClasses | None:
+        fitted = getattr(self.proxy, "fitted_", self.proxy)
+        classes = getattr(fitted, "classes", None)
+        return classes if isinstance(classes, GroupClasses) else None
+
+    def _sizes(self) -> tuple[int, ...]:
+        classes = self._classes()
+        return classes.sizes if classes is not None else (len(self._groups()),)
+
+    def _codes(self, s: Any, n: int) -> NDArray[np.int64] | None:
         if s is None:
             return None
+        classes = self._classes()
+        if classes is not None:
+            return _class_codes(s, n, classes)
         groups = self._groups()
         labels = [str(v) for v in np.asarray(s).reshape(-1).tolist()]
         if len(labels) != n:
@@ -126,16 +139,19 @@ class BalancedFilter(Strategy):
             random_state=self.random_state,
         )
 
-    def filter(self, X: pd.DataFrame, *, s: ArrayLike | None = None) -> FilterResult:
+    def filter(self, X: pd.DataFrame, *, s: Any = None) -> FilterResult:
         """Filter one batch of candidates (Algorithm 2 applied row by row).
 
         Parameters
         ----------
         X : pandas.DataFrame
             Candidates; must hold every feature the proxy uses.
-        s : array-like of shape (n,) or None, default=None
+        s : array-like of shape (n,), pandas.DataFrame or None, default=None
             True groups, for evaluation only (never used to decide); adds group
-            proportions to the trace.
+            proportions to the trace. For a proxy fitted on intersecting group classes
+            (App. A.2), a DataFrame with one column per class (or an (n, G) array in the
+            classes' order); the trace then holds every ``class=group`` share and beta of
+            Definition 16.
 
         Returns
         -------
@@ -150,7 +166,7 @@ class BalancedFilter(Strategy):
         self._validate_params()
         rng = as_generator(self.random_state)
         rec = self._recorder()
-        state = _Counts(len(self._groups()))
+        state = _Counts(self._sizes())
         mask = self._admit(X, s, rng, rec, state)
         trace = rec.finish()
         self.trace_ = trace
@@ -178,7 +194,7 @@ class BalancedFilter(Strategy):
         self._validate_params()
         rng = as_generator(self.random_state)
         rec = self._recorder()
-        state = _Counts(len(self._groups()))
+        state = _Counts(self._sizes())
         try:
             for chunk in chunks:
                 if isinstance(chunk, tuple):
@@ -194,7 +210,7 @@ class BalancedFilter(Strategy):
     def _admit(
         self,
         X: pd.DataFrame,
-        s: ArrayLike | None,
+        s: Any,
         rng: np.random.Generator,
         rec: TraceRecorder,
         state: _Counts,
@@ -212,14 +228,49 @@ class BalancedFilter(Strategy):
         return mask
 
 
-class _Counts:
-    """Cumulative admitted / rejected counts and group counts."""
+def _class_codes(s: Any, n: int, classes: GroupClasses) -> NDArray[np.int64]:
+    """Encode evaluation labels (one column per class) with the proxy's group codes."""
+    frame = s if isinstance(s, pd.DataFrame) else pd.DataFrame(np.asarray(s, dtype=object))
+    if frame.ndim != 2 or frame.shape != (n, len(classes.names)):
+        raise InvalidDataError(
+            f"BalancedFilter: s must hold one row per candidate and one column per group "
+            f"class {list(classes.names)} (the proxy uses intersecting groups). Got shape "
+            f"{frame.shape} for {n} candidates."
+        )
+    if isinstance(s, pd.DataFrame):
+        missing = [c for c in classes.names if c not in [str(k) for k in s.columns]]
+        if missing:
+            raise InvalidDataError(
+                f"BalancedFilter: s lacks the class column(s) {missing}. Pass a DataFrame "
+                f"with columns {list(classes.names)}."
+            )
+        frame = s.rename(columns=str).loc[:, list(classes.names)]
+    codes = np.empty((n, len(classes.names)), dtype=np.int64)
+    for c, (name, groups) in enumerate(zip(classes.names, classes.groups, strict=True)):
+        lookup = {g: i for i, g in enumerate(groups)}
+        labels = [str(v) for v in frame.iloc[:, c].tolist()]
+        unknown = sorted({v for v in labels if v not in lookup})
+        if unknown:
+            raise InvalidDataError(
+                f"BalancedFilter: class '{name}' of s holds group(s) {unknown[:5]} the proxy "
+                f"was not fitted on (it knows {list(groups)}). Refit the proxy with them."
+            )
+        codes[:, c] = [lookup[v] for v in labels]
+    return codes
 
-    def __init__(self, n_groups: int) -> None:
+
+class _Counts:
+    """Cumulative admitted / rejected counts and group counts (per class, concatenated)."""
+
+    def __init__(self, sizes: tuple[int, ...]) -> None:
         self.seen = 0
         self.admitted = 0
+        self.sizes = sizes
+        n_groups = int(sum(sizes))
         self.seen_by_group = np.zeros(n_groups, dtype=np.int64)
         self.admitted_by_group = np.zeros(n_groups, dtype=np.int64)
+        self.seen_labelled = 0
+        self.admitted_labelled = 0
         self.with_groups = True
 
     def update(self, mask: NDArray[np.bool_], codes: NDArray[np.int64] | None) -> None:
@@ -228,9 +279,19 @@ class _Counts:
         if codes is None:
             self.with_groups = False
             return
-        k = self.seen_by_group.shape[0]
-        self.seen_by_group += np.bincount(codes, minlength=k)
-        self.admitted_by_group += np.bincount(codes[mask], minlength=k)
+        self.seen_labelled += int(mask.shape[0])
+        self.admitted_labelled += int(mask.sum())
+        if codes.ndim == 1:
+            k = self.seen_by_group.shape[0]
+            self.seen_by_group += np.bincount(codes, minlength=k)
+            self.admitted_by_group += np.bincount(codes[mask], minlength=k)
+            return
+        self.seen_by_group += group_mass(np.ones(codes.shape[0]), codes, self.sizes).astype(
+            np.int64
+        )
+        self.admitted_by_group += group_mass(
+            np.ones(int(mask.sum())), codes[mask], self.sizes
+        ).astype(np.int64)
 
     def row(self, groups: tuple[str, ...], target: NDArray[np.float64] | None) -> dict[str, Any]:
         row: dict[str, Any] = {
@@ -240,13 +301,14 @@ class _Counts:
             "acceptance_rate": self.admitted / self.seen if self.seen else 0.0,
         }
         if self.with_groups and groups:
-            seen_tot = max(int(self.seen_by_group.sum()), 1)
-            adm_tot = max(int(self.admitted_by_group.sum()), 1)
+            # Each candidate counts once per class, so shares divide by the candidates.
+            seen_tot = max(self.seen_labelled, 1)
+            adm_tot = max(self.admitted_labelled, 1)
             for i, g in enumerate(groups):
                 row[f"share_seen_{g}"] = float(self.seen_by_group[i] / seen_tot)
                 row[f"share_admitted_{g}"] = float(self.admitted_by_group[i] / adm_tot)
-            if target is not None and self.admitted_by_group.sum() > 0:
-                # Definition 2 on the admitted rows so far.
-                share = self.admitted_by_group / self.admitted_by_group.sum()
+            if target is not None and self.admitted_labelled > 0:
+                # Definition 2 (16 for intersecting classes) on the admitted rows so far.
+                share = self.admitted_by_group / self.admitted_labelled
                 row["beta_admitted"] = float(np.linalg.norm(share - target))
         return row

@@ -16,6 +16,10 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from fairacq.exceptions import InvalidParameterError
+from fairacq.filtering._intersect import (
+    intersecting_disclosivity_from_matrix,
+    intersecting_imbalance_from_matrix,
+)
 from fairacq.metrics import (
     disclosivity_from_matrix,
     expected_acceptance_rate,
@@ -32,6 +36,7 @@ def interpolation_curve(
     *,
     etas: Sequence[float] = tuple(np.round(np.arange(0.0, 1.01, 0.1), 10)),
     target: ArrayLike | None = None,
+    group_sizes: Sequence[int] | None = None,
 ) -> pd.DataFrame:
     """Return alpha, beta and the acceptance rate of the post-processed proxy for each eta.
 
@@ -50,7 +55,10 @@ def interpolation_curve(
     etas : sequence of float, default=(0, 0.1, ..., 1)
         Relabelling probabilities, each in [0, 1] (the paper's grid by default).
     target : array-like of shape (K,) or None, default=None
-        Target distribution for beta; None is uniform.
+        Target distribution for beta; None is uniform (``U_intersect`` with classes).
+    group_sizes : sequence of int or None, default=None
+        Intersecting group classes (App. A.2): groups per class, in the column order of
+        the concatenated ``A``. None is the disjoint case.
 
     Returns
     -------
@@ -82,14 +90,23 @@ def interpolation_curve(
             )
         prior = r_hat @ mat
         joint = (1 - eta) * r_hat[:, None] * mat + eta / n_values * prior[None, :]
-        r_new = joint.sum(axis=1)
+        # Each class block of a row carries the row's whole mass: sum the first block only.
+        r_new = joint.sum(axis=1) if group_sizes is None else joint[:, : group_sizes[0]].sum(1)
         safe = np.where(r_new > 0, r_new, 1.0)
         A_new = np.where(r_new[:, None] > 0, joint / safe[:, None], prior[None, :])
+        if group_sizes is None:
+            alpha = disclosivity_from_matrix(A_new, r_new)
+            beta = imbalance_from_matrix(A_new, r_new, admit, target=target)
+        else:
+            alpha = intersecting_disclosivity_from_matrix(A_new, r_new, group_sizes)
+            beta = intersecting_imbalance_from_matrix(
+                A_new, r_new, admit, group_sizes, target=target
+            )
         rows.append(
             {
                 "eta": float(eta),
-                "alpha": disclosivity_from_matrix(A_new, r_new),
-                "beta": imbalance_from_matrix(A_new, r_new, admit, target=target),
+                "alpha": alpha,
+                "beta": beta,
                 "acceptance_rate": expected_acceptance_rate(r_new, admit),
             }
         )

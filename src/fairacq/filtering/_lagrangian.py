@@ -18,11 +18,13 @@ Learner's responses, with the empirical duality gap.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
+from fairacq.filtering._membership import membership_matrix
 from fairacq.filtering._rules import LinearRule, TreeRule
 
 __all__ = ["SplitGameResult", "paired_regression_oracle", "play_split_game", "tree_oracle"]
@@ -146,6 +148,7 @@ def play_split_game(
     max_iter: int = 50,
     lambda_max: float = 100.0,
     learning_rate: float = 5.0,
+    group_sizes: Sequence[int] | None = None,
 ) -> SplitGameResult:
     """Run Algorithm 3 of paper 003 at one leaf and return the randomized split.
 
@@ -153,14 +156,16 @@ def play_split_game(
     ----------
     X : numpy.ndarray of shape (n, d)
         Features of every training row.
-    codes : numpy.ndarray of shape (n,)
-        Group code of each row, ``0..K-1``.
+    codes : numpy.ndarray of shape (n,) or (n, G)
+        Group code of each row, ``0..K-1``; or, for intersecting group classes (App.
+        A.2), the code within each class (then the constraints bound every membership
+        column ``1[z_j[k] = 1] - r_k``).
     weights : numpy.ndarray of shape (n,)
         Sample weights at the leaf (Definition 10); rows of weight 0 are ignored.
     objective : numpy.ndarray of shape (n,)
         Per-row cost of answering 1 before weighting, ``-Q + (U' - U)[z_j]`` (Lemma 4).
     prior : numpy.ndarray of shape (K,)
-        Base rates ``r_k`` of the whole sample.
+        Base rates ``r_k`` of the whole sample (concatenated over classes for App. A.2).
     alpha : float
         Disclosivity budget of both children (Definition 5).
     oracle : {"paired-regression", "stump", "tree"}, default="paired-regression"
@@ -172,6 +177,8 @@ def play_split_game(
         Radius of the dual ball.
     learning_rate : float, default=5.0
         The Auditor's step is ``learning_rate / sqrt(t)``.
+    group_sizes : sequence of int or None, default=None
+        Number of groups of each class when ``codes`` is 2-D; None: ``(K,)``.
 
     Returns
     -------
@@ -183,7 +190,8 @@ def play_split_game(
     n_groups = prior.shape[0]
     # a[j, k] = 1[z_j = k] - r_k; the 4K linearised constraints are, for child c (h or 1-h),
     # sum_j wv_j c_j (s * a[j, k] - alpha) <= 0 with s = +1 or -1.
-    a = np.eye(n_groups)[zv] - prior[None, :]
+    sizes = (n_groups,) if group_sizes is None else tuple(int(k) for k in group_sizes)
+    a = membership_matrix(zv, sizes) - prior[None, :]
     plus, minus = a - alpha, -a - alpha  # (m, K) each
     obj = wv * objective[rows]
 

@@ -9,10 +9,17 @@ Every proxy is fitted on a small labelled sample and exposes the in-sample condi
 distribution matrix ``A_``, proxy marginal, ``rho_``, disclosivity ``alpha_`` (Definition 5)
 and expected imbalance ``beta_`` (Definition 2). The fitted state is a :class:`FittedProxy`
 of plain arrays (no individual's group), so it can be saved as JSON.
+
+Intersecting group classes (App. A.2): with ``s`` holding one column per class (or a
+FairDataset with several sensitive attributes), the predictor predicts the cell of the
+classes' product (e.g. race x sex), ``A`` concatenates the within-class distributions given
+each predicted cell, the target is ``U_intersect`` and the naive proxies admit the same
+number per predicted cell (the product of the classes' target shares).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -23,8 +30,14 @@ from numpy.typing import ArrayLike, NDArray
 from fairacq._base import Strategy
 from fairacq._random import as_generator, derive_int_seed
 from fairacq._validation import HasMethods, Interval, Options, check_consistent_length
-from fairacq.data._dataset import encode_groups
+from fairacq.data._dataset import FairDataset, encode_groups
 from fairacq.exceptions import InvalidDataError, NotFittedError
+from fairacq.filtering._intersect import (
+    _check_block_stochastic,
+    intersecting_disclosivity_from_matrix,
+    intersecting_imbalance_from_matrix,
+)
+from fairacq.filtering._membership import GroupClasses, encode_group_classes, group_mass
 from fairacq.filtering._rules import LinearRule, RandomizedTreeRule, TreeRule
 from fairacq.filtering._weights import sampling_weights
 from fairacq.metrics import (
@@ -65,9 +78,13 @@ class FittedProxy:
     rho : numpy.ndarray of shape (l,)
         Admission probability of each proxy value.
     target : numpy.ndarray of shape (K,)
-        Target group distribution.
+        Target group distribution (concatenated class shares for intersecting groups).
     info : dict
         Extra JSON-ready facts (hyper-parameters, solver, ...).
+    classes : GroupClasses or None, default=None
+        The intersecting group classes of App. A.2 (then ``groups`` are their
+        ``"class=group"`` labels and each row of ``A`` concatenates the within-class
+        distributions); None in the disjoint case.
     """
 
     method: str
@@ -79,14 +96,15 @@ class FittedProxy:
     rho: NDArray[np.float64]
     target: NDArray[np.float64]
     info: dict[str, Any] = field(default_factory=dict)
+    classes: GroupClasses | None = None
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, FittedProxy):
             return NotImplemented
         arrays = ("A", "proxy_marginal", "rho", "target")
         return (
-            (self.method, self.feature_names, self.groups, self.info)
-            == (other.method, other.feature_names, other.groups, other.info)
+            (self.method, self.feature_names, self.groups, self.info, self.classes)
+            == (other.method, other.feature_names, other.groups, other.info, other.classes)
             and self.rule.to_dict() == other.rule.to_dict()
             and all(np.array_equal(getattr(self, a), getattr(other, a)) for a in arrays)
         )
@@ -94,14 +112,19 @@ class FittedProxy:
     __hash__ = None  # type: ignore[assignment]  # mutable arrays inside
 
     @property
+    def group_sizes(self) -> tuple[int, ...]:
+        """Number of groups of each class (one entry in the disjoint case)."""
+        return self.classes.sizes if self.classes is not None else (len(self.groups),)
+
+    @property
     def alpha(self) -> float:
-        """In-sample disclosivity (Definition 5)."""
-        return disclosivity_from_matrix(self.A, self.proxy_marginal)
+        """In-sample disclosivity (Definition 5; per membership column for App. A.2)."""
+        return _matrix_alpha(self.A, self.proxy_marginal, self.classes)
 
     @property
     def beta(self) -> float:
-        """In-sample expected imbalance of the admitted sample (Definition 2)."""
-        return imbalance_from_matrix(self.A, self.proxy_marginal, self.rho, target=self.target)
+        """In-sample expected imbalance of the admitted sample (Definitions 2 and 16)."""
+        return _matrix_beta(self.A, self.proxy_marginal, self.rho, self.target, self.classes)
 
     @property
     def acceptance_rate(self) -> float:
@@ -178,9 +201,86 @@ def _feature_matrix(X: Any, names: tuple[str, ...], where: str) -> NDArray[np.fl
     return arr
 
 
-def _encode_sample(
-    where: str, X: Any, s: ArrayLike, groups: ArrayLike | None
-) -> tuple[NDArray[np.float64], tuple[str, ...], NDArray[np.int64], tuple[str, ...]]:
+def _matrix_alpha(
+    A: NDArray[np.float64], r_hat: NDArray[np.float64], classes: GroupClasses | None
+) -> float:
+    """Return alpha from ``A`` (disjoint: :mod:`fairacq.metrics`; else App. A.2)."""
+    if classes is None:
+        return disclosivity_from_matrix(A, r_hat)
+    return intersecting_disclosivity_from_matrix(A, r_hat, classes.sizes)
+
+
+def _matrix_beta(
+    A: NDArray[np.float64],
+    r_hat: NDArray[np.float64],
+    rho: NDArray[np.float64],
+    target: NDArray[np.float64],
+    classes: GroupClasses | None,
+) -> float:
+    """Return the expected beta of sampling with ``rho`` (Definition 2, or 16 for A.2)."""
+    if classes is None:
+        return imbalance_from_matrix(A, r_hat, rho, target=target)
+    return intersecting_imbalance_from_matrix(A, r_hat, rho, classes.sizes, target=target)
+
+
+@dataclass(frozen=True)
+class _Sample:
+    """A validated labelled sample: features, group codes and the group structure."""
+
+    X: NDArray[np.float64]
+    feature_names: tuple[str, ...]
+    codes: NDArray[np.int64]  # (n,) disjoint, (n, G) intersecting
+    groups: tuple[str, ...]
+    classes: GroupClasses | None
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        return self.classes.sizes if self.classes is not None else (len(self.groups),)
+
+
+def _unpack_dataset(X: Any, s: Any, where: str) -> tuple[Any, Any]:
+    """Return features and sensitive values, reading both from a FairDataset if given."""
+    if isinstance(X, FairDataset):
+        if s is not None:
+            raise InvalidDataError(
+                f"{where}: pass either a FairDataset (its sensitive attributes give the "
+                "groups) or features X with groups s, not both."
+            )
+        attrs = list(X.sensitive_attrs)
+        sens = X.sensitive
+        return X.X, (sens[attrs[0]] if len(attrs) == 1 else sens[attrs])
+    if s is None:
+        raise InvalidDataError(
+            f"{where}: s is missing. Pass the true group of each row (or a DataFrame with one "
+            "column per group class, or a FairDataset)."
+        )
+    return X, s
+
+
+def _encode(where: str, X: Any, s: Any, groups: Any) -> _Sample:
+    """Validate a labelled sample; a 2-D ``s`` means intersecting group classes (App. A.2)."""
+    X, s = _unpack_dataset(X, s, where)
+    intersecting = isinstance(s, pd.DataFrame) or np.asarray(s).ndim == 2
+    if not intersecting:
+        if isinstance(groups, Mapping):
+            raise InvalidDataError(
+                f"{where}: groups is a mapping of classes but s is 1-D. Pass s with one "
+                "column per class, or groups as a list."
+            )
+        arr, names, codes, group_names = _encode_sample(where, X, s, groups)
+        return _Sample(arr, names, codes, group_names, None)
+    if groups is not None and not isinstance(groups, Mapping):
+        raise InvalidDataError(
+            f"{where}: with several group classes, groups must map each class to its "
+            "groups, e.g. {'race': [...], 'sex': [...]}."
+        )
+    codes_i, classes = encode_group_classes(s, where, groups)
+    arr, names = _features(where, X)
+    check_consistent_length(where, X=arr, s=codes_i[:, 0])
+    return _Sample(arr, names, codes_i, classes.labels, classes)
+
+
+def _features(where: str, X: Any) -> tuple[NDArray[np.float64], tuple[str, ...]]:
     if isinstance(X, pd.DataFrame):
         names = tuple(str(c) for c in X.columns)
     else:
@@ -191,6 +291,13 @@ def _encode_sample(
         arr = _feature_matrix(X, names, where) if names else np.asarray(X, dtype=np.float64)
         if arr.ndim != 2 or not np.isfinite(arr).all():
             raise InvalidDataError(f"{where}: X must be a finite 2-D array or a DataFrame.")
+    return arr, names
+
+
+def _encode_sample(
+    where: str, X: Any, s: ArrayLike, groups: ArrayLike | None
+) -> tuple[NDArray[np.float64], tuple[str, ...], NDArray[np.int64], tuple[str, ...]]:
+    arr, names = _features(where, X)
     s_arr = np.asarray(s)
     check_consistent_length(where, X=arr, s=s_arr)
     codes, names_g = encode_groups(s_arr, where, "s")
@@ -225,6 +332,36 @@ def _full_matrix(
     return A, r_hat
 
 
+def _full_matrix_classes(
+    values: NDArray[np.int64], codes: NDArray[np.int64], n_values: int, sizes: tuple[int, ...]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Concatenated-class A over all ``n_values`` proxy values (App. A.2); unseen: prior."""
+    n = codes.shape[0]
+    prior = group_mass(np.ones(n), codes, sizes) / n
+    counts = np.bincount(values, minlength=n_values).astype(np.float64)
+    A = np.tile(prior, (n_values, 1))
+    for j in np.flatnonzero(counts > 0):
+        A[j] = group_mass((values == j).astype(np.float64), codes, sizes) / counts[j]
+    return A, counts / n
+
+
+def _sample_target(target: ArrayLike | None, sample: _Sample, where: str) -> NDArray[np.float64]:
+    """Return the target of a sample: per-group (disjoint) or concatenated per class (App. A.2)."""
+    if sample.classes is None:
+        return _target(target, len(sample.groups), where)
+    if target is None:
+        return sample.classes.uniform_target()
+    tgt = np.asarray(target, dtype=np.float64).reshape(-1)
+    if tgt.shape[0] != sample.classes.n_columns or not np.isfinite(tgt).all() or (tgt < 0).any():
+        raise InvalidDataError(
+            f"{where}: target must hold {sample.classes.n_columns} probabilities >= 0 (the "
+            f"groups of every class, in the order {list(sample.classes.labels)}), each class "
+            f"summing to 1. Got {tgt.tolist()}."
+        )
+    _check_block_stochastic(where, tgt, sample.classes.sizes, "target")
+    return tgt
+
+
 def _target(target: ArrayLike | None, n_groups: int, where: str) -> NDArray[np.float64]:
     if target is None:
         return np.full(n_groups, 1.0 / n_groups)
@@ -248,16 +385,20 @@ class _LabelProxy(Strategy):
     ) -> LinearRule | TreeRule:
         raise NotImplementedError
 
-    def fit(self, X: Any, s: ArrayLike, *, groups: ArrayLike | None = None) -> _LabelProxy:
+    def fit(self, X: Any, s: Any = None, *, groups: Any = None) -> _LabelProxy:
         """Fit the proxy on a labelled sample and compute its in-sample ``A`` and ``rho``.
 
         Parameters
         ----------
-        X : pandas.DataFrame or array-like of shape (n, d)
-            Non-sensitive features of the labelled sample.
-        s : array-like of shape (n,)
-            True group of each row (at least two groups).
-        groups : array-like or None, default=None
+        X : pandas.DataFrame, array-like of shape (n, d) or FairDataset
+            Non-sensitive features of the labelled sample, or a FairDataset whose
+            sensitive attributes give the groups (several attributes: intersecting classes).
+        s : array-like of shape (n,), pandas.DataFrame of shape (n, G) or None
+            True group of each row (at least two groups). A DataFrame (or 2-D array) holds
+            one column per group class: intersecting groups (App. A.2), predicted as the
+            cell of the classes' product and balanced towards ``U_intersect``. None with a
+            FairDataset.
+        groups : array-like, mapping of class to groups, or None, default=None
             Every group the filter must balance; each must occur in ``s``.
 
         Returns
@@ -273,12 +414,22 @@ class _LabelProxy(Strategy):
         """
         self._validate_params()
         where = type(self).__name__
-        arr, names, codes, group_names = _encode_sample(where, X, s, groups)
-        n_groups = len(group_names)
-        tgt = _target(getattr(self, "target", None), n_groups, where)
-        rule = self._make_rule(arr, codes, n_groups)
+        sample = _encode(where, X, s, groups)
+        arr, names, group_names = sample.X, sample.feature_names, sample.groups
+        tgt = _sample_target(getattr(self, "target", None), sample, where)
+        if sample.classes is None:
+            codes = sample.codes
+            n_values = len(group_names)
+        else:
+            # Intersecting classes: predict the cell of the classes' product (mixed radix).
+            codes = np.ravel_multi_index(tuple(sample.codes.T), sample.sizes).astype(np.int64)
+            n_values = int(np.prod(sample.sizes))
+        rule = self._make_rule(arr, codes, n_values)
         values = rule.predict(arr)
-        A, r_hat = _full_matrix(values, codes, n_groups, n_groups)
+        if sample.classes is None:
+            A, r_hat = _full_matrix(values, codes, n_values, n_values)
+        else:
+            A, r_hat = _full_matrix_classes(values, sample.codes, n_values, sample.sizes)
         info: dict[str, Any] = {"params": _json_params(self.get_params(deep=False))}
         if self._uses_qp:
             w = sampling_weights(
@@ -288,17 +439,20 @@ class _LabelProxy(Strategy):
                 relaxed=bool(getattr(self, "relaxed", False)),
                 solver=str(getattr(self, "solver", "auto")),
                 on_unreachable="warn",
+                group_sizes=None if sample.classes is None else sample.sizes,
             )
             rho = w.rho
             info["q"] = w.q.tolist()
             info["hull_distance"] = w.hull_distance
         else:
-            # Naive: admit the same share (or the target share) per predicted group.
+            # Naive: admit the same share (or the target share) per predicted group; for
+            # intersecting classes the cell's share is the product of its classes' shares.
             seen = r_hat > 0
-            q = np.where(seen, tgt, 0.0)
+            cell_target = tgt if sample.classes is None else _cell_target(tgt, sample.sizes)
+            q = np.where(seen, cell_target, 0.0)
             if q.sum() <= 0:
                 q = seen.astype(np.float64)
-            rho = np.zeros(n_groups)
+            rho = np.zeros(n_values)
             rho[seen] = q[seen] / r_hat[seen]
             rho = rho / rho.max()
         self.fitted_ = FittedProxy(
@@ -311,6 +465,7 @@ class _LabelProxy(Strategy):
             rho=rho,
             target=tgt,
             info=info,
+            classes=sample.classes,
         )
         self.A_ = A
         self.proxy_marginal_ = r_hat
@@ -344,6 +499,15 @@ class _LabelProxy(Strategy):
     def admission_probability(self, X: Any) -> NDArray[np.float64]:
         """Return each candidate's admission probability ``rho[z_hat(x)]`` (Algorithm 2)."""
         return self._fitted().admission_probability(X)
+
+
+def _cell_target(tgt: NDArray[np.float64], sizes: tuple[int, ...]) -> NDArray[np.float64]:
+    """Product of the classes' target shares for every cell (mixed-radix order)."""
+    edges = np.cumsum((0, *sizes))
+    out = np.ones(1)
+    for c in range(len(sizes)):
+        out = np.multiply.outer(out, tgt[edges[c] : edges[c + 1]]).reshape(-1)
+    return out
 
 
 def _json_params(params: dict[str, Any]) -> dict[str, Any]:
@@ -417,7 +581,9 @@ class NaiveRegressionProxy(_LabelProxy):
     max_iter : int, default=1000
         Iterations of the logistic regression solver.
     target : array-like of shape (K,) or None, default=None
-        Target group distribution (sorted group order); None is uniform.
+        Target group distribution (sorted group order); None is uniform. For intersecting
+        classes, the concatenated class shares (each class summing to 1); None is
+        ``U_intersect``.
 
     Attributes
     ----------
@@ -456,7 +622,8 @@ class QPRegressionProxy(_LabelProxy):
     max_iter : int, default=1000
         Iterations of the logistic regression solver.
     target : array-like of shape (K,) or None, default=None
-        Target group distribution; None is uniform.
+        Target group distribution; None is uniform. For intersecting classes, the
+        concatenated class shares (each class summing to 1); None is ``U_intersect``.
     relaxed : bool, default=False
         Drop ``sum(q) = 1`` in Algorithm 1 (§5 relaxation).
     solver : {"auto", "clarabel", "osqp", "nnls", "active-set"}, default="auto"
@@ -513,7 +680,8 @@ class NaiveTreeProxy(_LabelProxy):
     min_samples_leaf : int, default=1
         Minimum rows per leaf.
     target : array-like of shape (K,) or None, default=None
-        Target group distribution; None is uniform.
+        Target group distribution; None is uniform. For intersecting classes, the
+        concatenated class shares (each class summing to 1); None is ``U_intersect``.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the tree's tie-breaking.
 
@@ -561,7 +729,8 @@ class QPTreeProxy(_LabelProxy):
     min_samples_leaf : int, default=1
         Minimum rows per leaf.
     target : array-like of shape (K,) or None, default=None
-        Target group distribution; None is uniform.
+        Target group distribution; None is uniform. For intersecting classes, the
+        concatenated class shares (each class summing to 1); None is ``U_intersect``.
     relaxed : bool, default=False
         Drop ``sum(q) = 1`` in Algorithm 1.
     solver : {"auto", "clarabel", "osqp", "nnls", "active-set"}, default="auto"

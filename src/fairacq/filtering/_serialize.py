@@ -2,7 +2,8 @@
 
 The file holds the prediction rule (arrays), feature names, group names, the in-sample
 conditional distribution matrix ``A`` (aggregate shares), the proxy marginal, ``rho`` and
-the target: enough to run Algorithm 2 (paper 003, §3) on new candidates.
+the target: enough to run Algorithm 2 (paper 003, §3) on new candidates. A proxy for
+intersecting group classes (App. A.2) also stores the class names and their groups.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy as np
 
 from fairacq._io import read_json, write_json
 from fairacq.exceptions import CorruptFileError, InvalidDataError
+from fairacq.filtering._membership import GroupClasses
 from fairacq.filtering._proxies import FittedProxy
 from fairacq.filtering._rules import rule_from_dict
 
@@ -48,7 +50,7 @@ def proxy_to_dict(proxy: Any) -> dict[str, Any]:
             f"proxy_to_dict: expected a fitted proxy, got {type(proxy).__name__}. Call "
             "fit(X, s) first."
         )
-    return {
+    out: dict[str, Any] = {
         "format": _FORMAT,
         "version": _VERSION,
         "method": fitted.method,
@@ -63,6 +65,10 @@ def proxy_to_dict(proxy: Any) -> dict[str, Any]:
         "beta": fitted.beta,
         "info": fitted.info,
     }
+    if fitted.classes is not None:
+        # Intersecting group classes (App. A.2): class names and their groups.
+        out["classes"] = fitted.classes.to_dict()
+    return out
 
 
 def proxy_from_dict(data: dict[str, Any]) -> FittedProxy:
@@ -93,7 +99,7 @@ def proxy_from_dict(data: dict[str, Any]) -> FittedProxy:
             f"(expected {_VERSION}). Re-save it with this fairacq version."
         )
     try:
-        return FittedProxy(
+        fitted = FittedProxy(
             method=str(data["method"]),
             rule=rule_from_dict(data["rule"]),
             feature_names=tuple(str(c) for c in data["feature_names"]),
@@ -103,11 +109,24 @@ def proxy_from_dict(data: dict[str, Any]) -> FittedProxy:
             rho=np.asarray(data["rho"], dtype=np.float64),
             target=np.asarray(data["target"], dtype=np.float64),
             info=dict(data.get("info", {})),
+            classes=(
+                GroupClasses.from_dict(data["classes"])
+                if data.get("classes") is not None
+                else None
+            ),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise CorruptFileError(
             f"load_proxy: the proxy file is incomplete ({exc!r}). Re-save the proxy."
         ) from exc
+    if fitted.classes is not None and (
+        fitted.classes.labels != fitted.groups or fitted.classes.n_columns != fitted.A.shape[-1]
+    ):
+        raise CorruptFileError(
+            "load_proxy: the group classes in the proxy file do not match its groups or the "
+            "columns of A. Re-save the proxy."
+        )
+    return fitted
 
 
 def save_proxy(proxy: Any, path: str | os.PathLike[str]) -> Path:

@@ -15,30 +15,38 @@ import warnings
 from typing import Any, ClassVar
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 
 from fairacq._base import Strategy
 from fairacq._validation import HasMethods, Interval, Options
 from fairacq.exceptions import NotFittedError
 from fairacq.filtering._lagrangian import play_split_game
+from fairacq.filtering._membership import group_mass, membership_sum
 from fairacq.filtering._proxies import (
     FittedProxy,
-    _encode_sample,
+    _encode,
     _feature_matrix,
     _json_params,
-    _target,
+    _matrix_alpha,
+    _matrix_beta,
+    _sample_target,
 )
 from fairacq.filtering._rules import LinearRule, RandomizedTreeRule, TreeRule
 from fairacq.filtering._weights import UnreachableTargetWarning, sampling_weights
-from fairacq.metrics import disclosivity_from_matrix, imbalance_from_matrix
 
 __all__ = ["AlphaBetaProxy"]
 
 
-def _f_gamma(gamma: float, dist_v: float) -> float:
-    """Return f(gamma) of Lemma 3 for ``dist_v = ||R(V) - U'||``."""
-    inner = max((gamma**2 - 2 * gamma) * dist_v**2 + 2.0, 0.0)
-    body = max(2.0 - dist_v**2 + 2.0 * dist_v * (1 - gamma) * np.sqrt(inner), 0.0)
+def _f_gamma(gamma: float, dist_v: float, n_classes: int = 1) -> float:
+    """Return f(gamma) of Lemma 3 for ``dist_v = ||R(V) - U'||``.
+
+    The constant 2 of Lemma 3 is the squared diameter of the simplex; with ``G``
+    intersecting classes (App. A.2) the rows live in a product of simplices of squared
+    diameter ``2 G``, which replaces it.
+    """
+    diam2 = 2.0 * n_classes
+    inner = max((gamma**2 - 2 * gamma) * dist_v**2 + diam2, 0.0)
+    body = max(diam2 - dist_v**2 + 2.0 * dist_v * (1 - gamma) * np.sqrt(inner), 0.0)
     return float(np.sqrt(2 * gamma - gamma**2) * np.sqrt(body))
 
 
@@ -60,6 +68,7 @@ def _largest_disclosive_shrink(
     codes: NDArray[np.int64],
     prior: NDArray[np.float64],
     alpha: float,
+    sizes: tuple[int, ...],
 ) -> float:
     """Return the largest ``t`` in [0, 1] keeping both children alpha-disclosive.
 
@@ -67,7 +76,6 @@ def _largest_disclosive_shrink(
     parent's row (alpha-disclosive by induction) and the unshrunk child's row, so the
     feasible ``t`` form an interval ``[0, t*]``; bisection finds ``t*``.
     """
-    n_groups = prior.shape[0]
 
     def ok(t: float) -> bool:
         p = t * p_one + (1.0 - t) / 2.0
@@ -75,7 +83,7 @@ def _largest_disclosive_shrink(
             total = child.sum()
             if total <= 0:
                 continue
-            row = np.bincount(codes, weights=child, minlength=n_groups) / total
+            row = group_mass(child, codes, sizes) / total
             if np.abs(row - prior).max() > alpha + 1e-12:
                 return False
         return True
@@ -99,6 +107,10 @@ class AlphaBetaProxy(Strategy):
     oracle (the paired regression classifier of Definition 14, or a decision stump). The
     tree grows while it moves the hull of its conditional distribution matrix towards the
     target (Algorithm 4). Defaults follow App. A.1.2 (gamma 0.1, height 20, stop at 0.1).
+    With intersecting group classes (App. A.2, ``s`` with one column per class) the rows
+    of ``A`` concatenate the classes' distributions, the target is ``U_intersect``, the
+    game's 4K constraints bound every membership column and ``alpha_`` is the largest
+    per-column disclosivity.
 
     Parameters
     ----------
@@ -124,7 +136,8 @@ class AlphaBetaProxy(Strategy):
     relaxed : bool, default=False
         Use the relaxed QP (no ``sum q = 1``) for the hull distance and ``rho`` (§5).
     target : array-like of shape (K,) or None, default=None
-        Target group distribution; None is uniform.
+        Target group distribution; None is uniform. For intersecting classes, the
+        concatenated class shares (each class summing to 1); None is ``U_intersect``.
 
     Attributes
     ----------
@@ -179,13 +192,14 @@ class AlphaBetaProxy(Strategy):
         self.target = target
 
     def _hull(
-        self, leaves: list[NDArray[np.float64]], codes: NDArray[np.int64], tgt: NDArray[np.float64]
+        self,
+        leaves: list[NDArray[np.float64]],
+        codes: NDArray[np.int64],
+        tgt: NDArray[np.float64],
+        sizes: tuple[int, ...],
     ) -> tuple[NDArray[np.float64], NDArray[np.float64], float, NDArray[np.float64]]:
-        n_groups = tgt.shape[0]
         mass = np.array([w.sum() for w in leaves])
-        A = np.vstack(
-            [np.bincount(codes, weights=w, minlength=n_groups) / w.sum() for w in leaves]
-        )
+        A = np.vstack([group_mass(w, codes, sizes) / w.sum() for w in leaves])
         r_hat = mass / mass.sum()
         w = sampling_weights(
             A,
@@ -194,19 +208,23 @@ class AlphaBetaProxy(Strategy):
             relaxed=bool(self.relaxed),
             solver="active-set",
             on_unreachable="ignore",
+            group_sizes=None if len(sizes) == 1 else sizes,
         )
         return A, r_hat, w.hull_distance, w.q @ A
 
-    def fit(self, X: Any, s: ArrayLike, *, groups: ArrayLike | None = None) -> AlphaBetaProxy:
+    def fit(self, X: Any, s: Any = None, *, groups: Any = None) -> AlphaBetaProxy:
         """Grow the proxy tree on a labelled sample (Algorithm 4).
 
         Parameters
         ----------
-        X : pandas.DataFrame or array-like of shape (n, d)
-            Non-sensitive features of the labelled sample.
-        s : array-like of shape (n,)
-            True group of each row.
-        groups : array-like or None, default=None
+        X : pandas.DataFrame, array-like of shape (n, d) or FairDataset
+            Non-sensitive features of the labelled sample, or a FairDataset whose
+            sensitive attributes give the groups (several attributes: intersecting classes).
+        s : array-like of shape (n,), pandas.DataFrame of shape (n, G) or None
+            True group of each row, or one column per group class (intersecting groups,
+            App. A.2: the tree balances every class towards ``U_intersect`` and keeps every
+            membership column within alpha of its prior). None with a FairDataset.
+        groups : array-like, mapping of class to groups, or None, default=None
             Every group to balance; each must occur in ``s``.
 
         Returns
@@ -228,10 +246,17 @@ class AlphaBetaProxy(Strategy):
         """
         self._validate_params()
         where = type(self).__name__
-        arr, names, codes, group_names = _encode_sample(where, X, s, groups)
-        n, n_groups = arr.shape[0], len(group_names)
-        tgt = _target(self.target, n_groups, where)
-        prior = np.bincount(codes, minlength=n_groups) / n
+        sample = _encode(where, X, s, groups)
+        arr, names, codes, group_names = (
+            sample.X,
+            sample.feature_names,
+            sample.codes,
+            sample.groups,
+        )
+        sizes, classes = sample.sizes, sample.classes
+        n = arr.shape[0]
+        tgt = _sample_target(self.target, sample, where)
+        prior = group_mass(np.ones(n), codes, sizes) / n
         # Tree under construction: node rules, children, and the leaf -> node map.
         node_rules: list[tuple[LinearRule | TreeRule, ...]] = [()]
         node_probs: list[NDArray[np.float64]] = [np.zeros(0)]
@@ -239,7 +264,7 @@ class AlphaBetaProxy(Strategy):
         leaf_nodes = [0]
         leaves = [np.ones(n)]
         history: list[dict[str, Any]] = []
-        A, r_hat, dist, u_proj = self._hull(leaves, codes, tgt)
+        A, r_hat, dist, u_proj = self._hull(leaves, codes, tgt, sizes)
         stop = "reached"
         while dist >= self.tol:
             best: tuple[float, int, Any] | None = None
@@ -250,7 +275,9 @@ class AlphaBetaProxy(Strategy):
             for i in splittable:
                 w = leaves[i]
                 row = A[i]
-                q_term = dist * _f_gamma(float(self.gamma), float(np.linalg.norm(row - u_proj)))
+                q_term = dist * _f_gamma(
+                    float(self.gamma), float(np.linalg.norm(row - u_proj)), len(sizes)
+                )
                 shift = u_proj - tgt
                 # Q of Lemma 4, with the sign of the f(gamma) term that makes (2) equivalent
                 # to (1): <R(V1) - R(V), U - U'> >= f d  <=>  sum w h (shift[z] - Q) <= 0,
@@ -260,14 +287,17 @@ class AlphaBetaProxy(Strategy):
                     arr,
                     codes,
                     w,
-                    -q_val + shift[codes],
+                    -q_val + membership_sum(shift, codes, sizes),
                     prior,
                     float(self.alpha),
                     oracle=str(self.oracle),
                     max_iter=int(self.max_iter),
                     lambda_max=float(self.lambda_max),
+                    group_sizes=sizes,
                 )
-                shrink = _largest_disclosive_shrink(w, game.p_one, codes, prior, float(self.alpha))
+                shrink = _largest_disclosive_shrink(
+                    w, game.p_one, codes, prior, float(self.alpha), sizes
+                )
                 if shrink <= 0.0:
                     continue  # no alpha-disclosive version of this split
                 p_one = shrink * game.p_one + (1.0 - shrink) / 2.0
@@ -275,7 +305,7 @@ class AlphaBetaProxy(Strategy):
                 if w1.sum() <= 1e-9 * n or w0.sum() <= 1e-9 * n:
                     continue
                 trial = [*leaves[:i], w0, w1, *leaves[i + 1 :]]
-                _, _, dist_t, _ = self._hull(trial, codes, tgt)
+                _, _, dist_t, _ = self._hull(trial, codes, tgt, sizes)
                 if dist_t > (1 - self.gamma) * dist:
                     continue
                 if best is None or dist_t < best[0]:
@@ -302,7 +332,7 @@ class AlphaBetaProxy(Strategy):
             w = leaves[i]
             leaves[i : i + 1] = [w * (1.0 - p_one), w * p_one]
             leaf_nodes[i : i + 1] = [zero[node], one[node]]
-            A, r_hat, dist, u_proj = self._hull(leaves, codes, tgt)
+            A, r_hat, dist, u_proj = self._hull(leaves, codes, tgt, sizes)
             history.append(
                 {
                     "split": len(history),
@@ -330,6 +360,7 @@ class AlphaBetaProxy(Strategy):
             relaxed=bool(self.relaxed),
             solver="active-set",
             on_unreachable="ignore",
+            group_sizes=None if classes is None else sizes,
         )
         self.fitted_ = FittedProxy(
             method="alpha-beta-relaxed" if self.relaxed else "alpha-beta",
@@ -341,11 +372,12 @@ class AlphaBetaProxy(Strategy):
             rho=weights.rho,
             target=tgt,
             info={"params": _json_params(self.get_params(deep=False)), "stop_reason": stop},
+            classes=classes,
         )
         self.A_, self.proxy_marginal_, self.rho_ = A, r_hat, weights.rho
         self.groups_, self.feature_names_in_ = group_names, names
-        self.alpha_ = disclosivity_from_matrix(A, r_hat)
-        self.beta_ = imbalance_from_matrix(A, r_hat, weights.rho, target=tgt)
+        self.alpha_ = _matrix_alpha(A, r_hat, classes)
+        self.beta_ = _matrix_beta(A, r_hat, weights.rho, tgt, classes)
         self.hull_distance_ = dist
         self.stop_reason_ = stop
         self.history_ = history

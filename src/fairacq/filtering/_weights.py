@@ -6,14 +6,17 @@ candidates with proxy value ``j``) and the proxy marginal ``r_hat``, Algorithm 1
     q = argmin ||q A - U||_2  s.t.  q >= 0, sum(q) = 1
 
 and sets ``rho_j = q_j / r_hat_j`` divided by its maximum. The relaxed variant of §5 drops
-``sum(q) = 1``. The QP is solved with cvxpy (Clarabel or OSQP) or with scipy's NNLS, and the
-answer is then polished by an exact active-set step (equality-constrained least squares on
-the support found), so balance is met to machine precision whenever U is reachable.
+``sum(q) = 1``. With intersecting group classes (App. A.2) the rows of ``A`` and the target
+are concatenations of within-class distributions (``group_sizes``). The QP is solved with
+cvxpy (Clarabel or OSQP) or with scipy's NNLS, and the answer is then polished by an exact
+active-set step (equality-constrained least squares on the support found), so balance is
+met to machine precision whenever U is reachable.
 """
 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,6 +24,10 @@ from numpy.typing import ArrayLike, NDArray
 
 from fairacq._deps import require
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
+from fairacq.filtering._intersect import (
+    _check_block_stochastic,
+    intersecting_imbalance_from_matrix,
+)
 from fairacq.metrics import imbalance_from_matrix
 
 __all__ = ["SamplingWeights", "UnreachableTargetWarning", "sampling_weights"]
@@ -65,8 +72,11 @@ class SamplingWeights:
 
 
 def _check_inputs(
-    A: ArrayLike, proxy_marginal: ArrayLike, target: ArrayLike | None
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    A: ArrayLike,
+    proxy_marginal: ArrayLike,
+    target: ArrayLike | None,
+    group_sizes: Sequence[int] | None,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], tuple[int, ...]]:
     where = "sampling_weights"
     mat = np.asarray(A, dtype=np.float64)
     r_hat = np.asarray(proxy_marginal, dtype=np.float64).reshape(-1)
@@ -83,15 +93,28 @@ def _check_inputs(
         raise InvalidDataError(
             f"{where}: proxy_marginal must sum to 1. Got sum {r_hat.sum():.6g}; normalise it."
         )
+    if group_sizes is None:
+        sizes: tuple[int, ...] = (mat.shape[1],)
+    else:
+        sizes = tuple(int(k) for k in group_sizes)
+        if not sizes or min(sizes) < 2 or sum(sizes) != mat.shape[1]:
+            raise InvalidDataError(
+                f"{where}: group_sizes {list(sizes)} must give at least two groups per class "
+                f"and add up to the {mat.shape[1]} columns of A. Pass the number of groups of "
+                "each class, in column order."
+            )
     used = r_hat > 0
-    if np.abs(mat[used].sum(axis=1) - 1.0).max(initial=0.0) > 1e-8:
-        raise InvalidDataError(
-            f"{where}: each row of A must sum to 1 (the groups given one proxy value). "
-            "Build A with fairacq.metrics.conditional_distribution_matrix."
-        )
+    if len(sizes) == 1:
+        if np.abs(mat[used].sum(axis=1) - 1.0).max(initial=0.0) > 1e-8:
+            raise InvalidDataError(
+                f"{where}: each row of A must sum to 1 (the groups given one proxy value). "
+                "Build A with fairacq.metrics.conditional_distribution_matrix."
+            )
+    else:
+        _check_block_stochastic(where, mat[used], sizes, "A")
     n_groups = mat.shape[1]
     if target is None:
-        tgt = np.full(n_groups, 1.0 / n_groups)
+        tgt = np.concatenate([np.full(k, 1.0 / k) for k in sizes])
     else:
         tgt = np.asarray(target, dtype=np.float64).reshape(-1)
         if tgt.shape[0] != n_groups:
@@ -99,12 +122,14 @@ def _check_inputs(
                 f"{where}: target has {tgt.shape[0]} entries for {n_groups} groups. Pass one "
                 "probability per group, in sorted group order."
             )
-        if not np.isfinite(tgt).all() or (tgt < 0).any() or abs(tgt.sum() - 1.0) > 1e-8:
+        if len(sizes) > 1 and np.isfinite(tgt).all() and (tgt >= 0).all():
+            _check_block_stochastic(where, tgt, sizes, "target")
+        elif not np.isfinite(tgt).all() or (tgt < 0).any() or abs(tgt.sum() - 1.0) > 1e-8:
             raise InvalidDataError(
                 f"{where}: target must be a probability distribution (entries >= 0 summing "
                 f"to 1). Got sum {tgt.sum():.6g}. Normalise it first."
             )
-    return mat, r_hat, tgt
+    return mat, r_hat, tgt, sizes
 
 
 def _solve_cvxpy(
@@ -214,6 +239,7 @@ def sampling_weights(
     relaxed: bool = False,
     solver: str = "auto",
     on_unreachable: str = "warn",
+    group_sizes: Sequence[int] | None = None,
 ) -> SamplingWeights:
     """Return the sampling weights ``q`` and admission probabilities ``rho`` of Algorithm 1.
 
@@ -243,6 +269,11 @@ def sampling_weights(
         :class:`UnreachableTargetWarning` naming the best beta, raise
         :class:`~fairacq.exceptions.InvalidDataError`, or stay silent (the result still
         reports ``beta`` and ``reachable``).
+    group_sizes : sequence of int or None, default=None
+        Intersecting group classes (App. A.2): the number of groups ``k_c`` of each class,
+        in column order. Each row of ``A`` is then the concatenation of the within-class
+        distributions (each block sums to 1), the default target is ``U_intersect = (1/k_1,
+        ..., 1/k_G)`` and beta follows Definition 16. None is the disjoint case.
 
     Returns
     -------
@@ -273,7 +304,7 @@ def sampling_weights(
             "sampling_weights: on_unreachable must be 'warn', 'raise' or 'ignore'. "
             f"Got {on_unreachable!r} instead."
         )
-    mat, r_hat, tgt = _check_inputs(A, proxy_marginal, target)
+    mat, r_hat, tgt, sizes = _check_inputs(A, proxy_marginal, target, group_sizes)
     used = np.flatnonzero(r_hat > 0)
     M = mat[used]
     chosen = solver
@@ -301,7 +332,10 @@ def sampling_weights(
     rho = np.zeros(mat.shape[0])
     rho[used] = q[used] / r_hat[used]
     rho = rho / rho.max()
-    beta = imbalance_from_matrix(mat, r_hat, rho, target=tgt)
+    if len(sizes) == 1:
+        beta = imbalance_from_matrix(mat, r_hat, rho, target=tgt)
+    else:
+        beta = intersecting_imbalance_from_matrix(mat, r_hat, rho, sizes, target=tgt)
     result = SamplingWeights(
         q=q,
         rho=rho,
