@@ -184,6 +184,29 @@ def test_env_steps_scores_once_and_rejects_invalid_actions():
     assert env.clause_list() == ()
 
 
+def test_allow_stop_finishes_a_list_early():
+    calls = []
+
+    def scorer(clauses):
+        calls.append(clauses)
+        return 0.5
+
+    space = ClauseSpace(COMPAS, max_literals=3, max_clauses=4, allow_stop=True)
+    env = ClauseEnv(space, scorer)
+    assert not env.action_mask()[END]  # no clause yet: nothing to stop
+    for name in ["oldAge", "recidivism"]:
+        env.step(_action(space, name))
+    assert env.step(END) == (0.0, False)
+    assert env.action_mask()[END]  # empty clause after one closed clause: may stop
+    assert env.step(END) == (0.5, True)
+    assert len(calls) == 1
+    assert len(calls[0]) == 1
+    fixed = ClauseEnv(ClauseSpace(COMPAS, max_literals=3, max_clauses=4), scorer)
+    for name in ["oldAge", "recidivism", "END"]:
+        fixed.step(_action(fixed.space, name))
+    assert not fixed.action_mask()[END]
+
+
 def _is_safe(space: ClauseSpace, clause: Clause) -> bool:
     types = {t for lit in clause.literals() for t in space._types(lit)}
     covered = set(space.domains)
@@ -203,9 +226,10 @@ def _is_safe(space: ClauseSpace, clause: Clause) -> bool:
     anchored=st.booleans(),
     review=st.booleans(),
     connected=st.booleans(),
+    allow_stop=st.booleans(),
 )
 def test_random_walks_never_get_stuck_and_give_valid_clauses(
-    seed, max_literals, max_clauses, anchored, review, connected
+    seed, max_literals, max_clauses, anchored, review, connected, allow_stop
 ):
     preds = REVIEW if review else COMPAS
     domains = {"user": "user"} if anchored and not review else {}
@@ -215,6 +239,7 @@ def test_random_walks_never_get_stuck_and_give_valid_clauses(
         max_clauses=max_clauses,
         domains=domains,
         connected=connected,
+        allow_stop=allow_stop,
     )
     env = ClauseEnv(space, lambda clauses: float(len(clauses)))
     rng = np.random.default_rng(seed)

@@ -94,6 +94,11 @@ class FairA3SL(Strategy):
         Overrides the variant's equalised-odds prior strength.
     max_literals, max_clauses : int or None, default=None
         Override the preset's limits (COMPAS in the authors' code: 3 and 12).
+    allow_stop : bool, default=True
+        Let the agent finish a list early (``END`` on an empty clause), so lists hold *at
+        most* ``max_clauses`` clauses (the authors' limit) and eq. (2)'s prior on the number
+        of clauses has something to act on; ``False``: exactly ``max_clauses`` closed clauses
+        (duplicates merge).
     require_target : bool, default=True
         Every clause must contain a target predicate.
     exclude : tuple of str, default=()
@@ -175,6 +180,7 @@ class FairA3SL(Strategy):
         "alpha_odds": [Interval(float, 0, None, closed="left"), None],
         "max_literals": [Interval(int, 1, None, closed="left"), None],
         "max_clauses": [Interval(int, 1, None, closed="left"), None],
+        "allow_stop": ["boolean"],
         "require_target": ["boolean"],
         "exclude": [tuple, list],
         "target": [str, None],
@@ -204,6 +210,7 @@ class FairA3SL(Strategy):
         alpha_odds: float | None = None,
         max_literals: int | None = None,
         max_clauses: int | None = None,
+        allow_stop: bool = True,
         require_target: bool = True,
         exclude: Sequence[str] = (),
         target: str | None = None,
@@ -229,6 +236,7 @@ class FairA3SL(Strategy):
         self.alpha_odds = alpha_odds
         self.max_literals = max_literals
         self.max_clauses = max_clauses
+        self.allow_stop = allow_stop
         self.require_target = require_target
         self.exclude = exclude
         self.target = target
@@ -268,6 +276,7 @@ class FairA3SL(Strategy):
             max_literals=self.max_literals or preset["max_literals"],
             max_clauses=self.max_clauses or preset["max_clauses"],
             require_target=self.require_target,
+            allow_stop=self.allow_stop,
             domains=dict(self.domains or {}),
         )
 

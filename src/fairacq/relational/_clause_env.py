@@ -26,8 +26,10 @@ the body when the rule is rendered. Actions that would make the clause impossibl
 (unsafe, without the required target, or unconnected, within the literal limit) are masked,
 as are a second literal of a predicate already in the clause, a literal sharing no entity
 type with the clause so far (``connected``) and ``END`` on an empty clause. The list
-is finished when ``max_clauses`` clauses are closed; a clause equal to an earlier one adds
-nothing (the list is a set of clauses).
+is finished when ``max_clauses`` clauses are closed, or, with ``allow_stop``, when ``END`` is
+chosen on an empty clause after at least one closed clause (lists of *at most*
+``max_clauses``); a clause equal to an earlier one adds nothing (the list is a set of
+clauses).
 """
 
 from __future__ import annotations
@@ -225,6 +227,10 @@ class ClauseSpace:
         Initial weight of every rendered rule.
     squared : bool, default=True
         Render squared hinges (``^2``).
+    allow_stop : bool, default=False
+        ``END`` on an empty clause (after at least one closed clause) finishes the list, so
+        lists hold between 1 and ``max_clauses`` clauses; ``False``: every list is built up
+        to ``max_clauses`` closed clauses.
     """
 
     predicates: Sequence[PredicateSignature]
@@ -235,6 +241,7 @@ class ClauseSpace:
     connected: bool = True
     weight: float = 5.0
     squared: bool = True
+    allow_stop: bool = False
 
     def __post_init__(self) -> None:
         self.predicates = tuple(self.predicates)
@@ -522,17 +529,26 @@ class ClauseEnv:
                 "sample from action_mask()."
             )
         self.tokens.append(int(action))
-        if action == END:
+        stop = action == END and not self.current
+        if stop:
+            pass  # END on an empty clause: the list is finished (allow_stop)
+        elif action == END:
             self.clauses.append(self.space.close(self.current))
             self.current = []
         else:
             self.current.append(self.space.literal_of(action))
-        if len(self.clauses) >= self.space.max_clauses:
+        if stop or len(self.clauses) >= self.space.max_clauses:
             self.done = True
             self._mask = np.zeros(self.space.n_actions, dtype=bool)
             return float(self.scorer(self.clause_list())), True
-        self._mask = self.space.valid_actions(self.current)
+        self._mask = self._state_mask()
         return 0.0, False
+
+    def _state_mask(self) -> NDArray[np.bool_]:
+        mask = self.space.valid_actions(self.current)
+        if self.space.allow_stop and not self.current and self.clauses:
+            mask[END] = True
+        return mask
 
     def clause_list(self) -> tuple[Clause, ...]:
         """Return the closed clauses in canonical form (distinct, sorted)."""
