@@ -8,6 +8,10 @@ loop of :class:`Acquirer` (propose, retrain, measure on validation, keep or drop
 :class:`DataSiftAcquirer` (a bandit over pool partitions) and :class:`DataSiftInfAcquirer`
 (the bandit with influence-sorted batches). Build any of them by name with
 :func:`make_acquirer`, or run one with :func:`acquire`.
+
+The pool is a :class:`~fairacq.FairDataset` in memory or a :class:`ParquetPool` larger than
+memory, read chunk by chunk (a few bytes per row stay in memory); its blocks are scored
+serially or on a dask cluster (:func:`make_chunk_executor`), with the same acquisition order.
 """
 
 from fairacq.acquisition._acquirer import Acquirer, AcquisitionState, Proposal
@@ -20,6 +24,12 @@ from fairacq.acquisition._bandit import (
     make_policy,
     policy_from_state_dict,
 )
+from fairacq.acquisition._chunk_map import (
+    ChunkExecutor,
+    DaskChunkExecutor,
+    SerialChunkExecutor,
+    make_chunk_executor,
+)
 from fairacq.acquisition._datasift import (
     AutoDataAcquirer,
     DataSiftAcquirer,
@@ -28,6 +38,7 @@ from fairacq.acquisition._datasift import (
 )
 from fairacq.acquisition._entropy import EntropyAcquirer, binary_entropy
 from fairacq.acquisition._inf import InfAcquirer
+from fairacq.acquisition._parquet_pool import ParquetPool
 from fairacq.acquisition._partition import (
     PartitionDroppedWarning,
     Partitioning,
@@ -35,6 +46,7 @@ from fairacq.acquisition._partition import (
     partition_base_rate_diffs,
     partition_pool,
 )
+from fairacq.acquisition._pool_source import InMemoryPool, PoolSource, as_pool_source
 from fairacq.acquisition._random_acquirer import RandomAcquirer
 from fairacq.acquisition._registry import acquire, available_acquirers, make_acquirer
 from fairacq.acquisition._rewards import REWARD_KINDS, reward_per_cost, share_reward
@@ -46,23 +58,31 @@ __all__ = [
     "AcquisitionState",
     "AutoDataAcquirer",
     "BanditPolicy",
+    "ChunkExecutor",
+    "DaskChunkExecutor",
     "DataSiftAcquirer",
     "DataSiftInfAcquirer",
     "EntropyAcquirer",
     "EpsilonGreedyPolicy",
+    "InMemoryPool",
     "InfAcquirer",
+    "ParquetPool",
     "PartitionDroppedWarning",
     "Partitioning",
+    "PoolSource",
     "Proposal",
     "RandomAcquirer",
+    "SerialChunkExecutor",
     "ThompsonPolicy",
     "UCBPolicy",
     "acquire",
+    "as_pool_source",
     "available_acquirers",
     "available_policies",
     "binary_entropy",
     "drop_small_partitions",
     "make_acquirer",
+    "make_chunk_executor",
     "make_policy",
     "partition_base_rate_diffs",
     "partition_labels",

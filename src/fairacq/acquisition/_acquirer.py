@@ -22,6 +22,8 @@ from fairacq._base import Strategy
 from fairacq._callbacks import Callback, run_callbacks
 from fairacq._trace import Trace, TraceRecorder
 from fairacq._validation import Interval, Options
+from fairacq.acquisition._chunk_map import ChunkExecutor
+from fairacq.acquisition._pool_source import InMemoryPool, PoolSource, as_pool_source
 from fairacq.data import FairDataset
 from fairacq.exceptions import BudgetError, InvalidDataError
 from fairacq.metrics import available
@@ -38,8 +40,9 @@ class AcquisitionState:
     ----------
     train : FairDataset
         Training rows so far (initial plus accepted batches).
-    pool : FairDataset
-        The whole candidate pool (positions index it).
+    pool : PoolSource
+        The whole candidate pool (positions index it): an :class:`InMemoryPool` or a
+        streamed :class:`ParquetPool`; score it with ``pool.map_blocks``.
     available : ndarray of bool
         Pool positions not yet acquired (and not excluded by the method).
     costs : ndarray of float
@@ -53,13 +56,16 @@ class AcquisitionState:
     evaluation : int
         Number of batches evaluated so far.
     X_pool : ndarray of shape (len(pool), n_features)
-        The pool's features as one float array (computed once).
+        The pool's features as one float array for an in-memory pool; empty (0, 0) for a
+        streamed one. Methods read the pool through ``pool`` instead.
     extra : dict
         Scratch space for a method.
+    executor : ChunkExecutor or None
+        Where per-block scoring of the pool runs (None: serially here).
     """
 
     train: FairDataset
-    pool: FairDataset
+    pool: PoolSource
     available: NDArray[np.bool_]
     costs: NDArray[np.float64]
     model: Any
@@ -68,6 +74,7 @@ class AcquisitionState:
     evaluation: int = 0
     X_pool: NDArray[np.float64] = field(default_factory=lambda: np.empty((0, 0)))
     extra: dict[str, Any] = field(default_factory=dict)
+    executor: ChunkExecutor | None = None
 
 
 @dataclass(frozen=True)
@@ -180,13 +187,14 @@ class Acquirer(Strategy):
     def run(
         self,
         train: FairDataset,
-        pool: FairDataset,
+        pool: FairDataset | PoolSource,
         *,
         validation: FairDataset,
         test: FairDataset | None = None,
         costs: Any = None,
         continue_from: Trace | None = None,
         callbacks: Sequence[Callback] = (),
+        executor: ChunkExecutor | None = None,
     ) -> Trace:
         """Acquire pool rows batch by batch and record each evaluation.
 
@@ -194,20 +202,27 @@ class Acquirer(Strategy):
         ----------
         train : FairDataset
             The initial (often biased) training set.
-        pool : FairDataset
-            Candidate rows, same columns and groups as ``train``.
+        pool : FairDataset or PoolSource
+            Candidate rows, same columns and groups as ``train``: in memory, or a
+            :class:`~fairacq.acquisition.ParquetPool` streamed chunk by chunk (only a few
+            bytes per row stay in memory). With the same seed and rows, both give the same
+            acquisition order.
         validation : FairDataset
             Steers acquisition: every decision uses fairness measured here.
         test : FairDataset or None, default=None
             Only reported, never used to decide.
         costs : array-like of shape (len(pool),) or None, default=None
             Cost of acquiring each pool row; ``budget`` and ``batch_size`` are then in cost units.
-            None means every row costs 1 (the paper's setting).
+            None means the pool's cost column (``ParquetPool(cost_column=...)``) or, without
+            one, every row costs 1 (the paper's setting).
         continue_from : Trace or None, default=None
             A checkpoint of an interrupted run with the same inputs and parameters; the run
             replays its accepted batches, restores the method's state and goes on.
         callbacks : sequence of callables
             Called after each evaluation with the recorder; one returning ``False`` stops.
+        executor : ChunkExecutor or None, default=None
+            Where the pool's blocks are scored (partitioning, influence, entropy): None runs
+            them here, :class:`~fairacq.acquisition.DaskChunkExecutor` on a dask cluster.
 
         Returns
         -------
@@ -226,7 +241,11 @@ class Acquirer(Strategy):
             has a single class.
         """
         self._validate_params()
-        cost_arr = self._check_inputs(train, pool, validation, test, costs)
+        source = as_pool_source(pool)
+        if costs is None:
+            costs = source.costs
+        cost_arr = self._check_inputs(train, source, validation, test, costs)
+        del pool
         root = self._seed_sequence()
         learner_seed = int(root.generate_state(1)[0])
         metrics = list(dict.fromkeys(["accuracy", self.metric, *self.track]))
@@ -236,7 +255,7 @@ class Acquirer(Strategy):
             random_state=self.random_state,
             continue_from=continue_from,
             dataset=train.name,
-            pool_size=len(pool),
+            pool_size=len(source),
             cost_model="uniform" if costs is None else "per-row",
         )
 
@@ -245,7 +264,7 @@ class Acquirer(Strategy):
                 data.to_numpy(), data.y
             )
 
-        available_mask = np.ones(len(pool), dtype=bool)
+        available_mask = np.ones(len(source), dtype=bool)
         spent = 0.0
         current = train
         if continue_from is not None:
@@ -254,19 +273,20 @@ class Acquirer(Strategy):
                     batch = np.asarray(_as_list(row.get("batch")), dtype=np.int64)
                     available_mask[batch] = False
                     spent += float(cost_arr[batch].sum())
-                    current = current.concat(pool.subset(batch))
+                    current = current.concat(source.take(batch))
         model = fit(current)
         val = evaluate(model, validation, metrics)
         fairness = abs(val[self.metric])
         state = AcquisitionState(
             current,
-            pool,
+            source,
             available_mask,
             cost_arr,
             model,
             fairness,
             fairness,
-            X_pool=pool.to_numpy(),
+            X_pool=source.X if isinstance(source, InMemoryPool) else np.empty((0, 0)),
+            executor=executor,
         )
         clock = time.perf_counter()
         self._prepare(state, validation, root)
@@ -308,7 +328,7 @@ class Acquirer(Strategy):
                 break
             state.evaluation += 1
             batch_cost = float(cost_arr[batch].sum())
-            candidate_data = state.train.concat(pool.subset(batch))
+            candidate_data = state.train.concat(source.take(batch))
             clock = time.perf_counter()
             candidate = fit(candidate_data)
             timings["fit_s"] += time.perf_counter() - clock
@@ -373,7 +393,7 @@ class Acquirer(Strategy):
     def _check_inputs(
         self,
         train: FairDataset,
-        pool: FairDataset,
+        pool: PoolSource,
         validation: FairDataset,
         test: FairDataset | None,
         costs: Any,

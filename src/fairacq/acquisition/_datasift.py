@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any, ClassVar, cast
 
 import numpy as np
@@ -12,12 +13,14 @@ from numpy.typing import NDArray
 from fairacq._validation import Interval, Options
 from fairacq.acquisition._acquirer import Acquirer, AcquisitionState, Proposal
 from fairacq.acquisition._bandit import make_policy
+from fairacq.acquisition._chunk_map import ChunkExecutor
 from fairacq.acquisition._partition import (
     PartitionDroppedWarning,
     drop_small_partitions,
     partition_base_rate_diffs,
     partition_pool,
 )
+from fairacq.acquisition._pool_source import PoolSource, as_pool_source
 from fairacq.acquisition._rewards import reward_per_cost, share_reward
 from fairacq.acquisition._valuation_scores import pool_improvement_scores
 from fairacq.data import FairDataset
@@ -27,36 +30,61 @@ from fairacq.models import DEFAULT_METRICS
 __all__ = ["AutoDataAcquirer", "DataSiftAcquirer", "DataSiftInfAcquirer", "partition_labels"]
 
 
-def partition_labels(pool: FairDataset, column: str) -> NDArray[np.int64]:
+def partition_labels(
+    pool: FairDataset | PoolSource, column: str, *, executor: ChunkExecutor | None = None
+) -> NDArray[np.int64]:
     """Partition ids from a pool column, a one-hot feature group or a sensitive column.
 
     Parameters
     ----------
-    pool : FairDataset
-        The pool.
+    pool : FairDataset or PoolSource
+        The pool (a streamed pool is read block by block).
     column : str
         A feature group name (its one-hot columns are collapsed with argmax), a feature
         column, or a sensitive attribute column (e.g. ``"ST"`` for US state).
+    executor : ChunkExecutor or None, default=None
+        Where the blocks are read (None: serially here).
 
     Returns
     -------
     ndarray of int
         Codes ``0..m-1`` in sorted order of the values.
     """
-    groups = pool.feature_groups
+    source = as_pool_source(pool)
+    groups = source.feature_groups
+    names = source.feature_names
+    values: NDArray[Any] | None
     if column in groups and len(groups[column]) > 1:
-        values = np.argmax(pool.X[groups[column]].to_numpy(), axis=1)
-    elif column in pool.feature_names:
-        values = pool.X[column].to_numpy()
-    elif column in pool.sensitive.columns:
-        values = pool.sensitive[column].astype(str).to_numpy()
+        cols = np.asarray([names.index(c) for c in groups[column]], dtype=np.int64)
+        values = _concat(source.map_blocks(partial(_argmax_block, cols=cols), executor=executor))
+    elif column in names:
+        cols = np.asarray([names.index(column)], dtype=np.int64)
+        values = _concat(source.map_blocks(partial(_column_block, cols=cols), executor=executor))
     else:
+        values = source.sensitive_values(column)
+    if values is None:
         raise InvalidParameterError(
             f"partition_column {column!r} is neither a feature group, a feature nor a "
             f"sensitive column of the pool. Feature groups: {', '.join(sorted(groups))[:200]}."
         )
     _, codes = np.unique(values, return_inverse=True)
     return codes.astype(np.int64).ravel()
+
+
+def _argmax_block(
+    X: NDArray[np.float64], side: Mapping[str, NDArray[Any]], *, cols: NDArray[np.int64]
+) -> NDArray[np.int64]:
+    return np.asarray(np.argmax(X[:, cols], axis=1), dtype=np.int64)
+
+
+def _column_block(
+    X: NDArray[np.float64], side: Mapping[str, NDArray[Any]], *, cols: NDArray[np.int64]
+) -> NDArray[np.float64]:
+    return np.asarray(X[:, cols[0]], dtype=np.float64)
+
+
+def _concat(parts: list[NDArray[Any]]) -> NDArray[Any]:
+    return np.concatenate(parts) if parts else np.empty(0)
 
 
 class DataSiftAcquirer(Acquirer):
@@ -191,18 +219,20 @@ class DataSiftAcquirer(Acquirer):
                     "e.g. partition_column='ST'."
                 )
             parts = partition_pool(
-                state.X_pool,
+                pool,
                 method="column",
-                column=partition_labels(pool, self.partition_column),
+                column=partition_labels(pool, self.partition_column, executor=state.executor),
                 max_partitions=self.max_partitions,
+                executor=state.executor,
             )
         else:
             parts = partition_pool(
-                state.X_pool,
+                pool,
                 method=cast(Any, self.partitioning),
                 n_partitions=self.n_partitions,
                 k_selection=cast(Any, self.k_selection),
                 random_state=part_seed,
+                executor=state.executor,
             )
         self.partitioning_ = parts
         min_size = int(np.ceil(self.batch_size / max(float(np.median(state.costs)), 1e-12)))
@@ -232,7 +262,12 @@ class DataSiftAcquirer(Acquirer):
         self._pointers = np.zeros(g, dtype=np.int64)
         if self._use_influence:
             self.pool_scores_ = pool_improvement_scores(
-                state.model, state.train, validation, state.pool, state.X_pool, metric=self.metric
+                state.model,
+                state.train,
+                validation,
+                state.pool,
+                metric=self.metric,
+                executor=state.executor,
             )
         self._members = [self._arm_rows(labels, arm) for arm in range(g)]
 
@@ -374,7 +409,7 @@ def _batch_len(candidates: NDArray[np.int64], costs: NDArray[np.float64], cap: f
     return int((np.cumsum(costs[candidates]) <= cap + 1e-9).sum())
 
 
-def _protected(pool: FairDataset) -> int | None:
+def _protected(pool: PoolSource) -> int | None:
     priv = pool.privileged_code
     if priv is None or pool.n_groups != 2:
         return None

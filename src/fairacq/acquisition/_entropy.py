@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from functools import partial
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -9,8 +13,6 @@ from fairacq.acquisition._acquirer import Acquirer, AcquisitionState, Proposal
 from fairacq.models import predict_scores
 
 __all__ = ["EntropyAcquirer", "binary_entropy"]
-
-_CHUNK = 200_000
 
 
 def binary_entropy(p: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -31,8 +33,9 @@ class EntropyAcquirer(Acquirer):
 
     The Entropy baseline of paper 000 (§4.1.2): the entropy of the model's positive-class
     probability ranks the pool. fairacq re-scores the remaining pool with the current model
-    before each batch (uncertainty sampling); the paper's text does not say whether it scores
-    once, see ``docs/paper-notes/datasift.md``. Needs a learner with ``predict_proba``.
+    before each batch (uncertainty sampling), block by block on the acquisition's chunk
+    executor (a streamed pool is read once per batch); the paper's text does not say whether
+    it scores once, see ``docs/paper-notes/datasift.md``. Needs a learner with ``predict_proba``.
 
     Parameters
     ----------
@@ -42,17 +45,18 @@ class EntropyAcquirer(Acquirer):
 
     def _propose(self, state: AcquisitionState, rng: np.random.Generator) -> Proposal:
         idx = np.flatnonzero(state.available)
-        X = state.X_pool
-        ent = (
-            np.concatenate(
-                [
-                    binary_entropy(predict_scores(state.model, X[idx[i : i + _CHUNK]]))
-                    for i in range(0, idx.size, _CHUNK)
-                ]
-            )
-            if idx.size
-            else np.empty(0)
+        # every block is scored (acquired rows too), so a row's score never depends on
+        # which other rows are still available: the order is the same for every chunk size
+        blocks = state.pool.map_blocks(
+            partial(_entropy_block, model=state.model), executor=state.executor
         )
+        ent = np.concatenate(blocks)[idx] if blocks else np.empty(0)
         tiebreak = rng.random(idx.size)
         order = np.lexsort((tiebreak, -ent))
         return Proposal(idx[order].astype(np.int64))
+
+
+def _entropy_block(
+    X: NDArray[np.float64], side: Mapping[str, NDArray[Any]], *, model: Any
+) -> NDArray[np.float64]:
+    return binary_entropy(predict_scores(model, X))

@@ -30,7 +30,12 @@ class InfAcquirer(Acquirer):
         self, state: AcquisitionState, validation: FairDataset, root: np.random.SeedSequence
     ) -> None:
         self.pool_scores_ = pool_improvement_scores(
-            state.model, state.train, validation, state.pool, state.X_pool, metric=self.metric
+            state.model,
+            state.train,
+            validation,
+            state.pool,
+            metric=self.metric,
+            executor=state.executor,
         )
 
     def _propose(self, state: AcquisitionState, rng: np.random.Generator) -> Proposal:

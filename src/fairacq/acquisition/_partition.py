@@ -17,6 +17,9 @@ Choices the paper leaves open (measured in ``docs/paper-notes/datasift-bandit.md
   subsample fit, and then labels every row.
 - Partitions are numbered ``0 .. g-1`` by decreasing size, so results do not depend on the
   arbitrary order of mixture components.
+- Every pass over the pool (moments, labels, centroids) runs block by block on a
+  :class:`~fairacq.acquisition.PoolSource`, so a pool streamed from Parquet is partitioned
+  exactly as the same rows in memory; the cluster fits use rows fetched by position.
 """
 
 from __future__ import annotations
@@ -41,6 +44,15 @@ from fairacq._validation import (
     did_you_mean,
     validate_parameter_constraints,
 )
+from fairacq.acquisition._chunk_map import ChunkExecutor
+from fairacq.acquisition._partition_pass import (
+    ArrayRows,
+    RowSource,
+    Standardiser,
+    fit_standardiser,
+    label_and_sum,
+)
+from fairacq.acquisition._pool_source import DEFAULT_BLOCK_ROWS, DEFAULT_CHUNK_ROWS, PoolSource
 from fairacq.data import FairDataset
 from fairacq.exceptions import BudgetError, InvalidDataError, InvalidParameterError
 
@@ -133,7 +145,7 @@ class Partitioning:
 # partition_pool
 # ---------------------------------------------------------------------------------------------
 def partition_pool(
-    X: ArrayLike,
+    X: ArrayLike | PoolSource,
     *,
     method: PartitionMethod = "gmm",
     n_partitions: int | None = None,
@@ -146,6 +158,7 @@ def partition_pool(
     fit_sample: int | None = 200_000,
     reduce_dim: int | None = None,
     random_state: Any = None,
+    executor: ChunkExecutor | None = None,
 ) -> Partitioning:
     """Split the pool into disjoint partitions, the arms of DataSift's bandit.
 
@@ -156,9 +169,11 @@ def partition_pool(
 
     Parameters
     ----------
-    X : array-like of shape (n, d) or FairDataset
-        Numeric pool features (a DataFrame such as ``pool.X``, an array, or the pool
-        :class:`~fairacq.FairDataset` itself, whose ``X`` is used); no NaN.
+    X : array-like of shape (n, d), FairDataset or PoolSource
+        Numeric pool features (a DataFrame such as ``pool.X``, an array, the pool
+        :class:`~fairacq.FairDataset` itself, whose ``X`` is used, or a
+        :class:`~fairacq.acquisition.PoolSource` such as a
+        :class:`~fairacq.acquisition.ParquetPool`, read block by block); no NaN.
     method : {"gmm", "kmeans", "column"}, default="gmm"
         ``"gmm"``: Gaussian mixture on the standardised features, k by lowest BIC over
         ``k_range`` unless ``n_partitions`` is given. ``"kmeans"``: k-means with
@@ -194,6 +209,8 @@ def partition_pool(
         before clustering (and compute centroids there).
     random_state : int, numpy.random.Generator or None, default=None
         Controls the subsamples and the clustering initialisation.
+    executor : ChunkExecutor or None, default=None
+        Where the passes over the pool's blocks run (None: serially here).
 
     Returns
     -------
@@ -250,8 +267,7 @@ def partition_pool(
         where,
     )
     k_lo, k_hi = _check_k_range(where, k_range)
-    X_arr = _as_feature_matrix(where, X)
-    n, d = X_arr.shape
+    rows, n, d = _as_rows(where, X)
     if method == "kmeans" and n_partitions is None:
         raise InvalidParameterError(
             f"{where}: method='kmeans' needs n_partitions. Got None. Pass n_partitions=k, "
@@ -280,28 +296,35 @@ def partition_pool(
 
     rng = as_generator(random_state)
     seed = derive_int_seed(rng)
-    Z = _standardise(X_arr)
+    std = fit_standardiser(rows, executor=executor)
     fit_idx = _subsample(rng, n, fit_sample)
+    Z_fit = std.transform(rows.read_rows(fit_idx))
     details: dict[str, Any] = {"n_rows": n, "n_features": d, "reduce_dim": reduce_dim}
     if reduce_dim is not None:
         from sklearn.decomposition import PCA
 
-        pca = PCA(n_components=reduce_dim, random_state=seed).fit(Z[fit_idx])
-        Z = np.asarray(pca.transform(Z), dtype=np.float64)
+        pca = PCA(n_components=reduce_dim, random_state=seed).fit(Z_fit)
+        std = Standardiser(std.mean, std.scale, pca)
+        Z_fit = np.asarray(pca.transform(Z_fit), dtype=np.float64)
         details["explained_variance"] = float(np.sum(pca.explained_variance_ratio_))
 
     bic: dict[int, float] = {}
     names: tuple[str, ...]
+    model: Any = None
+    given: NDArray[np.int64] | None = None
     if method == "column":
-        raw, names = _column_labels(where, column, n, max_partitions)
+        given, names = _column_labels(where, column, n, max_partitions)
+        n_raw = len(names)
     elif method == "kmeans":
         assert n_partitions is not None  # checked above
-        raw = _kmeans_labels(Z, n_partitions, fit_idx, seed, details)
+        model = _fit_kmeans(Z_fit, n_partitions, fit_idx, seed, details)
+        n_raw = n_partitions
     else:
         bic_idx = _subsample(rng, n, bic_sample)
-        raw = _gmm_labels(
+        Z_bic = Z_fit if np.array_equal(bic_idx, fit_idx) else _rows_z(rows, std, bic_idx)
+        model = _fit_gmm(
             where,
-            Z,
+            (Z_bic, Z_fit),
             n_partitions,
             (k_lo, k_hi),
             k_selection,
@@ -311,16 +334,20 @@ def partition_pool(
             bic,
             details,
         )
+        n_raw = int(model.n_components)
+    raw, sums = label_and_sum(rows, std, n_raw, model=model, labels=given, executor=executor)
+    mapping = np.arange(n_raw, dtype=np.int64)
     if method != "column":
-        raw, order_names = _relabel_by_size(raw)
-        names = order_names
-    labels = raw.astype(np.int64)
+        mapping, names = _relabel_by_size(raw, n_raw)
+    labels = np.where(raw >= 0, mapping[np.maximum(raw, 0)], -1).astype(np.int64)
     g = len(names)
     kept = labels >= 0
     sizes = np.bincount(labels[kept], minlength=g).astype(np.int64)
-    centroids = np.zeros((g, Z.shape[1]), dtype=np.float64)
-    for j in range(g):
-        centroids[j] = Z[labels == j].mean(axis=0)
+    centroids = np.zeros((g, sums.shape[1]), dtype=np.float64)
+    for old in range(n_raw):
+        new = int(mapping[old])
+        if new >= 0 and sizes[new] > 0:
+            centroids[new] = sums[old] / sizes[new]
     return Partitioning(
         labels=labels,
         centroids=centroids,
@@ -372,13 +399,19 @@ def _as_feature_matrix(where: str, X: Any) -> NDArray[np.float64]:
     return arr
 
 
-def _standardise(X: NDArray[np.float64]) -> NDArray[np.float64]:
-    mean = X.mean(axis=0)
-    scale = X.std(axis=0)
-    scale[scale == 0] = 1.0
-    Z: NDArray[np.float64] = X - mean
-    Z /= scale
-    return Z
+def _as_rows(where: str, X: Any) -> tuple[RowSource, int, int]:
+    """Return the rows to partition, their number and their number of features."""
+    if isinstance(X, PoolSource):
+        if len(X) == 0:
+            raise InvalidDataError(f"{where}: the pool is empty. Pass a pool with rows.")
+        return X, len(X), len(X.feature_names)
+    arr = _as_feature_matrix(where, X)
+    rows = ArrayRows(arr, chunk_rows=DEFAULT_CHUNK_ROWS, block_rows=DEFAULT_BLOCK_ROWS)
+    return rows, int(arr.shape[0]), int(arr.shape[1])
+
+
+def _rows_z(rows: RowSource, std: Standardiser, idx: NDArray[np.int64]) -> NDArray[np.float64]:
+    return std.transform(rows.read_rows(idx))
 
 
 def _subsample(rng: np.random.Generator, n: int, size: int | None) -> NDArray[np.int64]:
@@ -387,14 +420,16 @@ def _subsample(rng: np.random.Generator, n: int, size: int | None) -> NDArray[np
     return np.sort(rng.choice(n, size=size, replace=False)).astype(np.int64)
 
 
-def _relabel_by_size(raw: NDArray[np.int64]) -> tuple[NDArray[np.int64], tuple[str, ...]]:
-    """Renumber labels 0..g-1 by decreasing size (ties: smaller old label first)."""
-    counts = np.bincount(raw)
+def _relabel_by_size(
+    raw: NDArray[np.int64], n_raw: int
+) -> tuple[NDArray[np.int64], tuple[str, ...]]:
+    """Map raw labels to 0..g-1 by decreasing size (ties: smaller old label first; -1: empty)."""
+    counts = np.bincount(raw[raw >= 0], minlength=n_raw)
     present = np.flatnonzero(counts)
     order = present[np.lexsort((present, -counts[present]))]
     mapping = np.full(counts.shape[0], -1, dtype=np.int64)
     mapping[order] = np.arange(order.shape[0])
-    return mapping[raw], tuple(str(j) for j in range(order.shape[0]))
+    return mapping, tuple(str(j) for j in range(order.shape[0]))
 
 
 def _column_labels(
@@ -417,23 +452,23 @@ def _column_labels(
     return mapping[inverse.ravel()], names
 
 
-def _kmeans_labels(
-    Z: NDArray[np.float64],
+def _fit_kmeans(
+    Z_fit: NDArray[np.float64],
     k: int,
     fit_idx: NDArray[np.int64],
     seed: int,
     details: dict[str, Any],
-) -> NDArray[np.int64]:
+) -> Any:
     from sklearn.cluster import KMeans
 
-    km = KMeans(n_clusters=k, n_init=3, random_state=seed).fit(Z[fit_idx])
+    km = KMeans(n_clusters=k, n_init=3, random_state=seed).fit(Z_fit)
     details.update(fit_rows=int(fit_idx.shape[0]), n_iter=int(km.n_iter_))
-    return np.asarray(km.predict(Z), dtype=np.int64)
+    return km
 
 
-def _gmm_labels(
+def _fit_gmm(
     where: str,
-    Z: NDArray[np.float64],
+    samples: tuple[NDArray[np.float64], NDArray[np.float64]],
     n_partitions: int | None,
     k_range: tuple[int, int],
     k_selection: str,
@@ -442,7 +477,7 @@ def _gmm_labels(
     seed: int,
     bic: dict[int, float],
     details: dict[str, Any],
-) -> NDArray[np.int64]:
+) -> Any:
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.mixture import GaussianMixture
 
@@ -453,7 +488,7 @@ def _gmm_labels(
             n_components=k, covariance_type=covariance_type, random_state=seed, **init
         )
 
-    sample = Z[bic_idx]
+    sample, Z_fit = samples
     with warnings.catch_warnings():
         # Non-convergence is recorded in ``details`` instead of escaping as a warning.
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -475,7 +510,7 @@ def _gmm_labels(
             first = fits[k_best]
         else:
             k_best = n_partitions
-            first = mixture(k_best).fit(Z[bic_idx] if bic_idx.shape[0] >= k_best else Z)
+            first = mixture(k_best).fit(sample)
         if np.array_equal(fit_idx, bic_idx):
             final = first
         else:
@@ -484,7 +519,7 @@ def _gmm_labels(
                 weights_init=first.weights_,
                 means_init=first.means_,
                 precisions_init=first.precisions_,
-            ).fit(Z[fit_idx])
+            ).fit(Z_fit)
     details.update(
         k_chosen=int(k_best),
         k_selection=k_selection if n_partitions is None else "given",
@@ -494,7 +529,7 @@ def _gmm_labels(
         n_iter=int(final.n_iter_),
         covariance_type=covariance_type,
     )
-    return np.asarray(final.predict(Z), dtype=np.int64)
+    return final
 
 
 def _knee(ks: Sequence[int], values: Sequence[float], *, default: int) -> int:

@@ -7,9 +7,11 @@ from typing import Any
 from fairacq._trace import Trace
 from fairacq._validation import did_you_mean
 from fairacq.acquisition._acquirer import Acquirer
+from fairacq.acquisition._chunk_map import ChunkExecutor
 from fairacq.acquisition._datasift import AutoDataAcquirer, DataSiftAcquirer, DataSiftInfAcquirer
 from fairacq.acquisition._entropy import EntropyAcquirer
 from fairacq.acquisition._inf import InfAcquirer
+from fairacq.acquisition._pool_source import PoolSource
 from fairacq.acquisition._random_acquirer import RandomAcquirer
 from fairacq.data import FairDataset
 
@@ -59,15 +61,16 @@ def make_acquirer(method: str, **params: Any) -> Acquirer:
 
 def acquire(
     train: FairDataset,
-    pool: FairDataset,
+    pool: FairDataset | PoolSource,
     *,
     validation: FairDataset,
     method: str = "datasift-inf",
     test: FairDataset | None = None,
     costs: Any = None,
+    executor: ChunkExecutor | None = None,
     **params: Any,
 ) -> Trace:
-    """Run acquisition method ``method`` and return its trace (see :class:`Acquirer`).
+    """Run acquisition method ``method`` and return its trace (see :meth:`Acquirer.run`).
 
     Examples
     --------
@@ -80,5 +83,5 @@ def acquire(
     30.0
     """
     return make_acquirer(method, **params).run(
-        train, pool, validation=validation, test=test, costs=costs
+        train, pool, validation=validation, test=test, costs=costs, executor=executor
     )

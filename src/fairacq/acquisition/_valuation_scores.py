@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from fairacq.acquisition._chunk_map import ChunkExecutor
+from fairacq.acquisition._pool_source import PoolSource, as_pool_source
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidParameterError
 from fairacq.valuation import InfluenceRegressor, fairness_improvement, fairness_influence
@@ -43,21 +47,22 @@ def pool_improvement_scores(
     model: Any,
     train: FairDataset,
     validation: FairDataset,
-    pool: FairDataset,
-    X_pool: NDArray[np.float64],
+    pool: FairDataset | PoolSource,
     *,
     metric: str,
-    chunk: int = 200_000,
+    executor: ChunkExecutor | None = None,
 ) -> NDArray[np.float64]:
     """Predicted fairness improvement of each pool row (higher is better).
 
     Computes the first-order influence of up-weighting each training point on the fairness
     surrogate measured on ``validation`` (eqs. 3-5), turns it into an improvement (positive
     moves the gap towards zero), fits the ridge regressor of §3.3.2 on the training rows and
-    predicts the pool chunk by chunk. The regressor sees each row's features, its group
-    (one-hot) and, through one ridge per label, its label: the pool is labelled (paper 000
-    acquires labelled rows) and a row's influence flips sign with its label.
+    predicts the pool block by block (on ``executor``; a streamed pool is never held in
+    memory). The regressor sees each row's features, its group (one-hot) and, through one
+    ridge per label, its label: the pool is labelled (paper 000 acquires labelled rows) and a
+    row's influence flips sign with its label.
     """
+    source = as_pool_source(pool)
     priv = validation.privileged_code
     if priv is None or validation.n_groups != 2:
         priv = protected = None  # the surrogate compares the highest- and lowest-scoring groups
@@ -79,22 +84,25 @@ def pool_improvement_scores(
         fairness_improvement(result),
         y=train.y,
     )
-    pool_y, pool_s = pool.y, pool.s
-    return (
-        np.concatenate(
-            [
-                np.asarray(
-                    regressor.predict(
-                        _with_groups(X_pool[i : i + chunk], pool_s[i : i + chunk], pool.n_groups),
-                        y=pool_y[i : i + chunk],
-                    ),
-                    dtype=np.float64,
-                )
-                for i in range(0, len(X_pool), chunk)
-            ]
-        )
-        if len(X_pool)
-        else np.empty(0)
+    if len(source) == 0:
+        return np.empty(0)
+    blocks = source.map_blocks(
+        partial(_predict_block, regressor=regressor, n_groups=source.n_groups),
+        side={"y": source.y, "s": source.s},
+        executor=executor,
+    )
+    return np.concatenate(blocks).astype(np.float64)
+
+
+def _predict_block(
+    X: NDArray[np.float64],
+    side: Mapping[str, NDArray[Any]],
+    *,
+    regressor: InfluenceRegressor,
+    n_groups: int,
+) -> NDArray[np.float64]:
+    return np.asarray(
+        regressor.predict(_with_groups(X, side["s"], n_groups), y=side["y"]), dtype=np.float64
     )
 
 

@@ -92,29 +92,75 @@ def acquire_cmd(
         str | None,
         typer.Option(help="Per-row cost column of the pool (budget and batch in cost units)."),
     ] = None,
+    chunk_rows: Annotated[
+        int,
+        typer.Option(
+            help="Rows read at a time from a Parquet pool (always streamed: only a few bytes "
+            "per row stay in memory)."
+        ),
+    ] = 65_536,
+    executor: Annotated[
+        str, typer.Option(help="Where pool chunks are scored: serial or dask.")
+    ] = "serial",
+    address: Annotated[
+        str | None, typer.Option(help="Dask scheduler address (tcp://host:8786); implies dask.")
+    ] = None,
     out: Annotated[Path, typer.Option(help="Output directory.")] = Path("acquisition"),
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
-    """Acquire rows from a pool to make a model fairer; write the order, trace, plot, summary."""
+    """Acquire rows from a pool to make a model fairer; write the order, trace, plot, summary.
+
+    A ``--pool`` Parquet file is always streamed chunk by chunk (``--chunk-rows``): labels,
+    groups and costs stay in memory, features are read per chunk and fetched by position for
+    the rows a batch tries, so pools larger than memory work; the order is the one an
+    in-memory pool gives. ``--executor dask --address ...`` scores the chunks on a dask cluster
+    whose workers read the file themselves (same path on every worker). A CSV pool is read
+    into memory.
+    """
     import numpy as np
 
     from fairacq._io import atomic_write
-    from fairacq.acquisition import make_acquirer
+    from fairacq.acquisition import (
+        DaskChunkExecutor,
+        ParquetPool,
+        make_acquirer,
+        make_chunk_executor,
+    )
     from fairacq.data import load_dataset, split_datasift
     from fairacq.reporting import new_figure, plot_traces, save_figure, write_summary
 
     with user_errors():
         costs = None
+        if executor not in ("serial", "dask"):
+            raise fail(f"--executor must be serial or dask, got {executor!r}.")
+        if chunk_rows < 1:
+            raise fail(f"--chunk-rows must be a positive number of rows, got {chunk_rows}.")
+        chunks = make_chunk_executor("dask" if executor == "dask" else "serial", address=address)
+        pool_ds: Any
         if pool is not None:
             if train is None or val is None:
                 raise fail("--pool needs --train and --val (and optionally --test).")
-            pool_frame = _read_frame(pool)
-            if cost_column is not None:
-                costs = pool_frame.pop(cost_column).to_numpy(dtype=float)
-            pool_ds = _frame_split(pool_frame, label, sensitive_column, "pool")
             train_ds = _read_split(train, label, sensitive_column, "train")
             val_ds = _read_split(val, label, sensitive_column, "validation")
             test_ds = _read_split(test, label, sensitive_column, "test") if test else None
+            if pool.suffix == ".parquet":
+                pool_ds = ParquetPool(
+                    pool,
+                    like=train_ds,
+                    label=label,
+                    sensitive=sensitive_column,
+                    cost_column=cost_column,
+                    chunk_rows=chunk_rows,
+                    name="pool",
+                )
+                costs = pool_ds.costs
+            else:
+                pool_frame = _read_frame(pool)
+                if cost_column is not None:
+                    if cost_column not in pool_frame.columns:
+                        raise fail(f"The pool has no cost column {cost_column!r}.")
+                    costs = pool_frame.pop(cost_column).to_numpy(dtype=float)
+                pool_ds = _frame_split(pool_frame, label, sensitive_column, "pool")
         else:
             data = load_dataset(dataset, **({"sensitive": sensitive} if sensitive else {}))
             split = split_datasift(data, bias=bias, random_state=seed)  # type: ignore[arg-type]
@@ -138,7 +184,18 @@ def acquire_cmd(
             warnings.catch_warnings(record=True) as caught,
         ):
             warnings.simplefilter("always")
-            trace = acquirer.run(train_ds, pool_ds, validation=val_ds, test=test_ds, costs=costs)
+            try:
+                trace = acquirer.run(
+                    train_ds,
+                    pool_ds,
+                    validation=val_ds,
+                    test=test_ds,
+                    costs=costs,
+                    executor=chunks,
+                )
+            finally:
+                if isinstance(chunks, DaskChunkExecutor):
+                    chunks.close()
         for w in caught:
             err_console.print(f"note: {w.message}", markup=False)
         out.mkdir(parents=True, exist_ok=True)

@@ -271,6 +271,36 @@ class FairDataset:
         out._sensitive = self._sensitive.iloc[idx].reset_index(drop=True)
         return out
 
+    def with_rows(
+        self, X: pd.DataFrame, y: ArrayLike, s: ArrayLike, sensitive: pd.DataFrame
+    ) -> FairDataset:
+        """Return other rows with this dataset's columns, groups and metadata.
+
+        For rows read elsewhere (a pool streamed from a file) that must :meth:`concat` with
+        this dataset: ``s`` holds codes into :attr:`group_names`, so a few rows of one group
+        keep the full group table.
+
+        Raises
+        ------
+        InvalidDataError
+            If the columns differ, lengths differ, labels are not 0/1 or a code is out of range.
+        """
+        where = f"FairDataset '{self._name}'.with_rows"
+        if [str(c) for c in X.columns] != self.feature_names:
+            raise InvalidDataError(
+                f"{where}: the rows' columns differ from the dataset's. Encode them the same way."
+            )
+        codes = np.asarray(s, dtype=np.int64)
+        check_consistent_length(where, X=X, y=y, s=codes, sensitive=sensitive)
+        if codes.size and (codes.min() < 0 or codes.max() >= self.n_groups):
+            raise InvalidDataError(f"{where}: group codes must lie in 0 .. {self.n_groups - 1}.")
+        out = self.subset(np.zeros(0, dtype=np.int64))
+        out._X = X.reset_index(drop=True).astype(float)
+        out._y = check_binary_labels(where, np.asarray(y))
+        out._s = codes
+        out._sensitive = sensitive.reset_index(drop=True)
+        return out
+
     def with_sensitive(self, *attrs: str, privileged: str | None = None) -> FairDataset:
         """Return the same rows with groups defined by other sensitive attribute(s).
 
