@@ -46,10 +46,29 @@ def _make_proxy(name: str, alpha: float, gamma: float) -> Any:
     return table[name]()
 
 
+def _split_attrs(sensitive: str) -> list[str]:
+    """Split ``--sensitive race,sex`` into attribute names (several: intersecting classes)."""
+    attrs = [a.strip() for a in sensitive.split(",")]
+    if not attrs or any(not a for a in attrs):
+        raise fail(
+            f"--sensitive must name one attribute or several separated by commas (e.g. "
+            f"race,sex). Got {sensitive!r}."
+        )
+    if len(set(attrs)) != len(attrs):
+        raise fail(f"--sensitive repeats an attribute in {sensitive!r}. Name each once.")
+    return attrs
+
+
 @filter_app.command("fit")
 def fit_cmd(
     dataset: Annotated[str, typer.Option(help="Labelled sample: a dataset name.")] = "adult",
-    sensitive: Annotated[str, typer.Option(help="Sensitive attribute.")] = "race",
+    sensitive: Annotated[
+        str,
+        typer.Option(
+            help="Sensitive attribute; several separated by commas (race,sex) are balanced "
+            "as intersecting group classes (paper 003, App. A.2)."
+        ),
+    ] = "race",
     proxy: Annotated[str, typer.Option(help=", ".join(_PROXIES) + ".")] = "alpha-beta",
     alpha: Annotated[float, typer.Option(help="Disclosivity allowed, in [0, 1].")] = 0.2,
     gamma: Annotated[float, typer.Option(help="Progress parameter of Algorithm 4.")] = 0.1,
@@ -66,22 +85,30 @@ def fit_cmd(
 
     if not 0.0 <= alpha <= 1.0:
         raise fail(f"--alpha must be in [0, 1], got {alpha}.")
+    attrs = _split_attrs(sensitive)
     with user_errors():
-        data = load_dataset(dataset, sensitive=sensitive)
+        data = load_dataset(dataset, sensitive=attrs[0])
         model = _make_proxy(proxy, alpha, gamma)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", UnreachableTargetWarning)
-            model.fit(data.X, data.s, groups=list(range(data.n_groups)))
+            if len(attrs) == 1:
+                model.fit(data.X, data.s, groups=list(range(data.n_groups)))
+            else:
+                # Intersecting classes: the dataset's sensitive columns, one per class.
+                model.fit(data.with_sensitive(*attrs))
         for w in caught:
             err_console.print(f"note: {w.message}", markup=False)
         save_proxy(model, out)
+    groups = list(data.group_names) if len(attrs) == 1 else [str(g) for g in model.groups_]
     summary = {
         "proxy": proxy,
         "alpha": float(model.alpha_),
         "beta": float(model.beta_),
-        "groups": list(data.group_names),
+        "groups": groups,
         "out": str(out),
     }
+    if len(attrs) > 1:
+        summary["sensitive"] = attrs
     if as_json:
         typer.echo(json.dumps(summary, indent=2))
     else:
@@ -89,6 +116,8 @@ def fit_cmd(
             f"{proxy}: in-sample alpha {summary['alpha']:.3f}, beta "
             f"{summary['beta']:.3f}; saved {out}"
         )
+        if len(attrs) > 1:
+            console.print(f"groups ({' x '.join(attrs)}): {', '.join(groups)}", markup=False)
 
 
 @filter_app.command("apply")
@@ -99,6 +128,17 @@ def apply_cmd(
     ],
     out: Annotated[Path, typer.Option(help="Admitted candidates (.parquet or .csv).")],
     seed: Annotated[int, typer.Option(help="Seed of the admission draws.")] = 0,
+    evaluate: Annotated[
+        str | None,
+        typer.Option(
+            help="Columns of the input holding the candidates' true groups, comma-separated "
+            "(one per group class of an intersecting proxy), for evaluation only: never "
+            "used to admit. Adds every group's share before/after and beta to the summary."
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the filter's trace row as JSON.")
+    ] = False,
 ) -> None:
     """Admit candidates at random with the proxy's per-value probabilities (Algorithm 2)."""
     import pandas as pd
@@ -115,10 +155,55 @@ def apply_cmd(
             raise
         except Exception as exc:  # pandas/pyarrow raise many types on unreadable files
             raise CorruptFileError(f"Cannot read {input} ({type(exc).__name__}).") from exc
-        result = BalancedFilter(proxy=fitted, random_state=seed).filter(frame)
+        truth = None if evaluate is None else _truth(frame, evaluate, fitted.classes)
+        result = BalancedFilter(proxy=fitted, random_state=seed).filter(frame, s=truth)
         with atomic_path(out) as tmp:
             if out.suffix == ".parquet":
                 result.admitted.to_parquet(tmp)
             else:
                 result.admitted.to_csv(tmp, index=False)
+    row = {str(k): _plain(v) for k, v in result.trace.to_frame().to_dict("records")[-1].items()}
+    if as_json:
+        typer.echo(json.dumps({**row, "out": str(out)}, indent=2))
+        return
     console.print(f"admitted {int(result.mask.sum())} of {len(frame)} candidates -> {out}")
+    if truth is not None:
+        for g in fitted.groups:
+            console.print(
+                f"  {g}: share {row[f'share_seen_{g}']:.3f} -> {row[f'share_admitted_{g}']:.3f}",
+                markup=False,
+            )
+        if "beta_admitted" in row:
+            console.print(f"  beta of the admitted set: {row['beta_admitted']:.3f}")
+
+
+def _truth(frame: Any, evaluate: str, classes: Any) -> Any:
+    """Return the evaluation groups named by ``--evaluate`` (a Series, or a frame per class)."""
+    from fairacq.exceptions import InvalidDataError
+
+    cols = [c.strip() for c in evaluate.split(",")]
+    missing = [c for c in cols if c not in frame.columns]
+    if missing or not all(cols):
+        raise InvalidDataError(
+            f"--evaluate names column(s) {missing or cols} that the input lacks. Pass the "
+            "input's columns holding the true groups, separated by commas."
+        )
+    if classes is None:
+        if len(cols) != 1:
+            raise InvalidDataError(
+                f"--evaluate: the proxy has one group attribute but {len(cols)} columns were "
+                "given. Pass one column."
+            )
+        return frame[cols[0]]
+    if len(cols) != len(classes.names):
+        raise InvalidDataError(
+            f"--evaluate: the proxy balances the group classes {list(classes.names)}; pass "
+            f"one column per class, in that order. Got {cols}."
+        )
+    # The proxy's classes are named after the sensitive columns it was fitted on.
+    return frame[cols].set_axis(list(classes.names), axis=1)
+
+
+def _plain(value: Any) -> Any:
+    """Return a JSON-ready Python scalar."""
+    return value.item() if hasattr(value, "item") else value

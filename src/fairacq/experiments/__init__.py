@@ -19,6 +19,7 @@ from fairacq.experiments import (
     datasift_scaling,
     demo,
     filtering,
+    filtering_intersect,
     filtering_proportions,
     relational,
 )
@@ -61,6 +62,7 @@ __all__ = [
     "datasift_scaling",
     "demo",
     "filtering",
+    "filtering_intersect",
     "filtering_proportions",
     "get_experiment",
     "list_experiments",
