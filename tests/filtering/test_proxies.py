@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -14,6 +15,7 @@ from fairacq.filtering import (
     NaiveTreeProxy,
     QPRegressionProxy,
     QPTreeProxy,
+    UnreachableTargetWarning,
     interpolation_curve,
 )
 from fairacq.metrics import disclosivity, imbalance
@@ -59,6 +61,28 @@ def test_in_sample_alpha_beta_match_metrics(proxy: Any) -> None:
     assert proxy.A_.shape == (3, 3)
     assert (proxy.rho_ >= 0).all()
     assert proxy.rho_.max() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("cls", [NaiveRegressionProxy, QPRegressionProxy])
+def test_unstandardized_regression_is_scikit_learns_raw_fit(cls: Any) -> None:
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import LogisticRegression
+
+    X, s = make_sample()
+    X = X.assign(x0=X["x0"] * 1e5)  # a feature on another scale, as fnlwgt in Adult
+    raw = cls(standardize=False, max_iter=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnreachableTargetWarning)  # QP: U outside the hull
+        with pytest.warns(ConvergenceWarning):
+            raw.fit(X, s)
+    with pytest.warns(ConvergenceWarning):
+        reference = LogisticRegression(max_iter=5).fit(X.to_numpy(), s)
+    assert (np.array(raw.groups_)[raw.proxy_values(X)] == reference.predict(X.to_numpy())).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnreachableTargetWarning)
+        standard = cls().fit(X, s)  # standardised: converges, and differs from the raw fit
+    assert (standard.proxy_values(X) != raw.proxy_values(X)).any()
+    assert raw.get_params()["standardize"] is False
 
 
 def test_naive_admits_equal_numbers_per_predicted_group() -> None:

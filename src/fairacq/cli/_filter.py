@@ -33,7 +33,7 @@ def _make_proxy(name: str, alpha: float, gamma: float) -> Any:
 
     if name == "alpha-beta":
         return AlphaBetaProxy(alpha=alpha, gamma=gamma)
-    table = {
+    table: dict[str, Any] = {
         "naive-regression": NaiveRegressionProxy,
         "qp-regression": QPRegressionProxy,
         "naive-tree": NaiveTreeProxy,

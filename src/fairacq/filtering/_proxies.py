@@ -523,13 +523,19 @@ def _json_params(params: dict[str, Any]) -> dict[str, Any]:
 
 
 def _linear_rule(
-    X: NDArray[np.float64], codes: NDArray[np.int64], C: float, max_iter: int
+    X: NDArray[np.float64],
+    codes: NDArray[np.int64],
+    C: float,
+    max_iter: int,
+    standardize: bool = True,
 ) -> LinearRule:
     from sklearn.linear_model import LogisticRegression
 
     # Fit on standardised features (lbfgs converges), then fold the scaling into the rule.
-    mean = X.mean(axis=0)
-    scale = X.std(axis=0)
+    # standardize=False fits the raw features as scikit-learn's defaults would (on Adult
+    # lbfgs then stops unconverged and predicts the majority group for everyone).
+    mean = X.mean(axis=0) if standardize else np.zeros(X.shape[1])
+    scale = X.std(axis=0) if standardize else np.ones(X.shape[1])
     scale[scale == 0] = 1.0
     model = LogisticRegression(C=C, max_iter=max_iter)
     model.fit((X - mean) / scale, codes)
@@ -580,6 +586,11 @@ class NaiveRegressionProxy(_LabelProxy):
         Inverse L2 regularisation of the logistic regression (scikit-learn).
     max_iter : int, default=1000
         Iterations of the logistic regression solver.
+    standardize : bool, default=True
+        Fit on standardised features (the scaling is folded into the saved rule). False
+        fits the raw features; with ``max_iter=100`` that is scikit-learn's default fit,
+        which on Adult stops unconverged (scikit-learn warns) and predicts the majority
+        group for nearly everyone, the paper's short regression curves (beta > 0.7).
     target : array-like of shape (K,) or None, default=None
         Target group distribution (sorted group order); None is uniform. For intersecting
         classes, the concatenated class shares (each class summing to 1); None is
@@ -598,18 +609,27 @@ class NaiveRegressionProxy(_LabelProxy):
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "C": [Interval(float, 0, None, closed="neither")],
         "max_iter": [Interval(int, 1, None, closed="left")],
+        "standardize": ["boolean"],
         "target": [HasMethods(["__len__"]), None],
     }
 
-    def __init__(self, *, C: float = 1.0, max_iter: int = 1000, target: Any = None) -> None:
+    def __init__(
+        self,
+        *,
+        C: float = 1.0,
+        max_iter: int = 1000,
+        standardize: bool = True,
+        target: Any = None,
+    ) -> None:
         self.C = C
         self.max_iter = max_iter
+        self.standardize = standardize
         self.target = target
 
     def _make_rule(
         self, X: NDArray[np.float64], codes: NDArray[np.int64], n_groups: int
     ) -> LinearRule | TreeRule:
-        return _linear_rule(X, codes, float(self.C), int(self.max_iter))
+        return _linear_rule(X, codes, float(self.C), int(self.max_iter), bool(self.standardize))
 
 
 class QPRegressionProxy(_LabelProxy):
@@ -621,6 +641,11 @@ class QPRegressionProxy(_LabelProxy):
         Inverse L2 regularisation of the logistic regression (scikit-learn).
     max_iter : int, default=1000
         Iterations of the logistic regression solver.
+    standardize : bool, default=True
+        Fit on standardised features (the scaling is folded into the saved rule). False
+        fits the raw features; with ``max_iter=100`` that is scikit-learn's default fit,
+        which on Adult stops unconverged (scikit-learn warns) and predicts the majority
+        group for nearly everyone, the paper's short regression curves (beta > 0.7).
     target : array-like of shape (K,) or None, default=None
         Target group distribution; None is uniform. For intersecting classes, the
         concatenated class shares (each class summing to 1); None is ``U_intersect``.
@@ -641,6 +666,7 @@ class QPRegressionProxy(_LabelProxy):
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "C": [Interval(float, 0, None, closed="neither")],
         "max_iter": [Interval(int, 1, None, closed="left")],
+        "standardize": ["boolean"],
         "target": [HasMethods(["__len__"]), None],
         "relaxed": ["boolean"],
         "solver": [Options(["active-set", "auto", "clarabel", "nnls", "osqp"])],
@@ -651,12 +677,14 @@ class QPRegressionProxy(_LabelProxy):
         *,
         C: float = 1.0,
         max_iter: int = 1000,
+        standardize: bool = True,
         target: Any = None,
         relaxed: bool = False,
         solver: str = "auto",
     ) -> None:
         self.C = C
         self.max_iter = max_iter
+        self.standardize = standardize
         self.target = target
         self.relaxed = relaxed
         self.solver = solver
@@ -664,7 +692,7 @@ class QPRegressionProxy(_LabelProxy):
     def _make_rule(
         self, X: NDArray[np.float64], codes: NDArray[np.int64], n_groups: int
     ) -> LinearRule | TreeRule:
-        return _linear_rule(X, codes, float(self.C), int(self.max_iter))
+        return _linear_rule(X, codes, float(self.C), int(self.max_iter), bool(self.standardize))
 
 
 class NaiveTreeProxy(_LabelProxy):
