@@ -94,6 +94,44 @@ def test_reproduce_list_and_unknown(tmp_path):
     assert _run("reproduce").exit_code == 2
 
 
+@pytest.mark.slow
+def test_reproduce_set_overrides_config_fields(tmp_path):
+    res = _run(
+        "reproduce", "filtering-fig1", "--seeds", "1", "--executor", "serial",
+        "--set", "alphas=[0.2]", "--set", "max_rows=1500", "--set", "relaxed=true",
+        "--out", str(tmp_path),
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    config = json.loads((tmp_path / "config.json").read_text())["config"]
+    assert config["alphas"] == [0.2]
+    assert config["max_rows"] == 1500
+    assert summary["meta"]["fairacq_version"]
+    assert {r["method"] for r in summary["rows"]} >= {"alpha-beta-relaxed"}
+    assert "--set 'alphas=[0.2]' --set max_rows=1500" in (tmp_path / "summary.md").read_text()
+
+
+def test_reproduce_set_rejects_bad_items(tmp_path):
+    for item, words in (
+        ("no_such_field=1", "no field 'no_such_field'"),
+        ("alphas", "FIELD=VALUE"),
+        ("=3", "FIELD=VALUE"),
+    ):
+        res = _run("reproduce", "filtering-fig1", "--set", item, "--out", str(tmp_path))
+        assert res.exit_code == 2, res.output
+        assert words in res.output
+    twice = _run("reproduce", "filtering-fig1", "--set", "seed=1", "--set", "seed=2")
+    assert twice.exit_code == 2
+    assert "twice" in twice.output
+
+
+def test_parse_overrides_reads_json_and_plain_strings():
+    from fairacq.cli._reproduce import parse_overrides
+
+    got = parse_overrides(["a=3", "b=0.5", "c=[1,[2,3]]", "d=true", "e=null", "f=gnl1", 'g="x"'])
+    assert got == {"a": 3, "b": 0.5, "c": (1, (2, 3)), "d": True, "e": None, "f": "gnl1", "g": "x"}
+
+
 def test_fetch_restricted_dataset_explains(tmp_path):
     res = _run("datasets", "fetch", "give-me-some-credit", "--data-dir", str(tmp_path))
     assert res.exit_code == 2

@@ -14,7 +14,7 @@ from rich.table import Table
 
 from fairacq.cli._errors import fail, user_errors
 
-__all__ = ["reproduce_cmd", "run_named"]
+__all__ = ["parse_overrides", "reproduce_cmd", "run_named"]
 
 console = Console(highlight=False)
 
@@ -29,12 +29,17 @@ def run_named(
     workers: int | None = None,
     overrides: dict[str, Any] | None = None,
     resume: bool = True,
+    command: str | None = None,
 ) -> Any:
-    """Run experiment ``name`` with a spinner and return its result."""
+    """Run experiment ``name`` with a spinner and return its result.
+
+    ``command`` is recorded in the summary (default: this process's command line).
+    """
     from fairacq.experiments import make_executor, run_experiment
 
     executor = make_executor(executor_kind, address=address, n_workers=workers)  # type: ignore[arg-type]
-    command = "fairacq " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    if command is None:
+        command = "fairacq " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     with console.status(f"Running {name} ({preset}) ..."):
         return run_experiment(
             name,
@@ -69,6 +74,15 @@ def reproduce_cmd(
             help="Reuse tasks finished by an earlier run into the same --out (OUT/task-cache).",
         ),
     ] = True,
+    set_: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            help="Change one config field of the preset, FIELD=VALUE (repeatable; VALUE is "
+            "JSON, lists become tuples): e.g. --set n_train_iter=3000 --set "
+            "one_minus_gammas=[0.2,0.8]. Recorded in the summary's command line.",
+        ),
+    ] = None,
 ) -> None:
     """Reproduce a figure or table of one of the papers and write traces, plots and summaries."""
     from fairacq.experiments import list_experiments
@@ -95,12 +109,18 @@ def reproduce_cmd(
         return
     if name is None:
         raise fail("name an experiment, or pass --list to see them.")
-    overrides: dict[str, Any] = {}
+    overrides = parse_overrides(set_ or [])
     if seeds is not None:
         overrides["n_trials"] = seeds
     if seed is not None:
         overrides["seed"] = seed
     target = out if out is not None else Path("results") / name
+    words = ["fairacq", "reproduce", name, "--full" if full else "--quick"]
+    words += [] if seeds is None else ["--seeds", str(seeds)]
+    words += [] if seed is None else ["--seed", str(seed)]
+    for item in set_ or []:
+        words += ["--set", item]
+    words += ["--out", str(target)]
     with user_errors():
         result = run_named(
             name,
@@ -111,6 +131,7 @@ def reproduce_cmd(
             workers=workers,
             overrides=overrides,
             resume=resume,
+            command=" ".join(shlex.quote(w) for w in words),
         )
     if as_json:
         typer.echo(
@@ -125,3 +146,35 @@ def reproduce_cmd(
             f"{name}: wrote {target}/summary.md, summary.json, "
             f"{len(result.figures)} plot(s) and traces."
         )
+
+
+def parse_overrides(items: list[str]) -> dict[str, Any]:
+    """Parse ``--set FIELD=VALUE`` items into config overrides.
+
+    VALUE is read as JSON (numbers, booleans, null, lists, strings in quotes); anything that
+    is not JSON is taken as a plain string. JSON lists become tuples, as config fields are.
+
+    Raises
+    ------
+    typer.Exit
+        (exit code 2) when an item has no ``=`` or names a field twice.
+    """
+    out: dict[str, Any] = {}
+    for item in items:
+        field, sep, text = item.partition("=")
+        field = field.strip()
+        if not sep or not field:
+            raise fail(f"--set takes FIELD=VALUE (e.g. --set n_train_iter=3000), got {item!r}.")
+        if field in out:
+            raise fail(f"--set names the field {field!r} twice. Give each field once.")
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError:
+            value = text
+        out[field] = _tuples(value)
+    return out
+
+
+def _tuples(value: Any) -> Any:
+    """Turn JSON lists (nested too) into tuples."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from fairacq._version import __version__
 from fairacq.experiments._executor import Executor, SerialExecutor
 from fairacq.experiments._registry import get_experiment
 from fairacq.experiments._result import ExperimentResult
@@ -57,6 +58,8 @@ def run_experiment(
     cache = CachingExecutor(inner, Path(out_dir) / "task-cache") if resume and out_dir else None
     result = spec.run(config, cache or inner)
     result.meta.setdefault("elapsed_s", round(time.perf_counter() - start, 3))
+    result.meta.setdefault("fairacq_version", __version__)
+    result.meta.setdefault("seed", config.seed)
     if cache is not None:
         result.meta["tasks_reused"] = cache.hits
     if out_dir is not None:
