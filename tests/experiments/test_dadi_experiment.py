@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -115,3 +116,13 @@ def test_config_validation_and_registration() -> None:
         DadiFig2Config.quick(n_trials=9)
     with pytest.raises(InvalidParameterError, match="1 - gamma"):
         DadiFig2Config.quick(one_minus_gammas=(1.5,))
+
+
+def test_exploration_decays_over_half_the_joint_iterations() -> None:
+    from fairacq.experiments.dadi import _agent
+
+    seed = np.random.SeedSequence(0)
+    assert _agent(DadiFig2Config.full(), seed).epsilon_decay_iter == 5_000  # Appendix B
+    assert _agent(DadiFig2Config.full(n_train_iter=3000), seed).epsilon_decay_iter == 1500
+    fixed = DadiFig2Config.full(n_train_iter=3000, epsilon_decay_iter=100)
+    assert _agent(fixed, seed).epsilon_decay_iter == 100

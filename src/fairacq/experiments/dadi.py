@@ -104,6 +104,10 @@ class DadiFig2Config(ExperimentConfig):
     n_pretrain_iter, n_train_iter, batch_size, n_parallel : int
         DADI's pre-training and joint-training iterations, batch size and parallel
         episodes (10,000, 10,000, 64, 64: Appendix B).
+    epsilon_decay_iter : int or None
+        Joint iterations over which exploration decays from 1 to 0.1; None is half of
+        ``n_train_iter`` (Appendix B: 5,000 of 10,000), so shortened runs keep the schedule's
+        shape instead of exploring at random throughout.
     lams : tuple of float
         Disparity weights of static fair feature selection (``AUC - lam * disparity``).
     learner : str
@@ -139,6 +143,7 @@ class DadiFig2Config(ExperimentConfig):
     n_train_iter: int = 10_000
     batch_size: int = 64
     n_parallel: int = 64
+    epsilon_decay_iter: int | None = None
     lams: tuple[float, ...] = (0.0, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 64.0)
     learner: str = "lr"
     static_with_agent: bool = True
@@ -259,6 +264,11 @@ def _agent(config: DadiFig2Config, seed: np.random.SeedSequence, **params: Any) 
         "n_train_iter": config.n_train_iter,
         "batch_size": config.batch_size,
         "n_parallel": config.n_parallel,
+        "epsilon_decay_iter": (
+            config.n_train_iter // 2
+            if config.epsilon_decay_iter is None
+            else config.epsilon_decay_iter
+        ),
         "random_state": derive_int_seed(seed),
     }
     return DADI(**{**base, **params})
