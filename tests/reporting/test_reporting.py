@@ -87,6 +87,8 @@ def test_write_summary(tmp_path):
     assert "0.02" in text
     assert "we fall short" in text
     assert "![p.png](p.png)" in text
+    # findings and plots come before the full table
+    assert text.index("we fall short") < text.index("![p.png]") < text.index("| dataset |")
     data = json.loads(js.read_text())
     assert data["experiment"] == "e"
     assert data["preset"] == "quick"

@@ -82,16 +82,20 @@ def write_summary(
     parts = [f"# {title or experiment}", "", f"Experiment `{experiment}`, preset `{preset}`."]
     if command:
         parts += ["", f"Reproduce with: `{command}`"]
+    # What a reader wants first: the findings (where the paper is and is not reproduced) and
+    # the plots; the full table of numbers follows.
+    if notes:
+        parts += ["", "## Findings", ""] + [f"- {n}" for n in notes]
+    if figures:
+        parts += ["", "## Figures", ""] + [f"![{f}]({f})" for f in figures]
     parts += [
+        "",
+        "## All numbers",
         "",
         "Our numbers beside the paper's (gap = ours - paper; — where the paper reports none).",
         "",
         format_markdown_table(frame, table_cols),
     ]
-    if notes:
-        parts += ["", "## Notes", ""] + [f"- {n}" for n in notes]
-    if figures:
-        parts += ["", "## Figures", ""] + [f"![{f}]({f})" for f in figures]
     md_path, json_path = out / "summary.md", out / "summary.json"
     with atomic_write(md_path) as f:
         f.write("\n".join(parts) + "\n")
