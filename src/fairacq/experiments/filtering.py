@@ -282,18 +282,25 @@ def _figure(config: FilteringConfig, groups: _Groups, xlabel: str = "") -> Any:
     return fig
 
 
-def run_filtering(config: FilteringConfig, executor: Executor) -> ExperimentResult:
-    """Fit every proxy on every seed and summarise alpha, beta and acceptance."""
+def _run_grid(
+    config: FilteringConfig, task: Any, executor: Executor
+) -> tuple[ExperimentResult, _Groups]:
+    """Run ``task(config, seeds, (proxy, alpha, trial))`` over the grid; rows per proxy/alpha."""
     seeds = spawn_seeds(config.seed, config.n_trials)
     tasks = _tasks(config)
-    outs = executor.map(functools.partial(_task, config, seeds), tasks)
+    outs = executor.map(functools.partial(task, config, seeds), tasks)
     result = ExperimentResult(
         experiment=config.experiment,
         preset=config.preset,
         title=config.title,
         config=config.to_dict(),
     )
-    groups = _aggregate(config, tasks, outs, result)
+    return result, _aggregate(config, tasks, outs, result)
+
+
+def run_filtering(config: FilteringConfig, executor: Executor) -> ExperimentResult:
+    """Fit every proxy on every seed and summarise alpha, beta and acceptance."""
+    result, groups = _run_grid(config, _task, executor)
     result.figures[config.experiment] = _figure(config, groups)
     result.notes.extend(_notes(config, groups))
     return result

@@ -14,7 +14,6 @@ numbers for this case, so the summary has ours only.
 
 from __future__ import annotations
 
-import functools
 import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -23,7 +22,6 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from fairacq._random import spawn_seeds
 from fairacq.data import FairDataset, load_dataset
 from fairacq.exceptions import InvalidParameterError
 from fairacq.experiments._executor import Executor
@@ -32,14 +30,13 @@ from fairacq.experiments._result import ExperimentResult
 from fairacq.experiments.filtering import (
     FilteringConfig,
     _admission,
-    _aggregate,
     _figure,
     _Groups,
     _make_proxy,
     _relaxed_extra,
     _relaxed_note,
+    _run_grid,
     _split,
-    _tasks,
 )
 from fairacq.filtering import (
     GroupClasses,
@@ -157,16 +154,7 @@ def _task(
 
 def run_intersect(config: IntersectConfig, executor: Executor) -> ExperimentResult:
     """Fit every proxy on the intersecting classes, on every seed, and summarise them."""
-    seeds = spawn_seeds(config.seed, config.n_trials)
-    tasks = _tasks(config)
-    outs = executor.map(functools.partial(_task, config, seeds), tasks)
-    result = ExperimentResult(
-        experiment=config.experiment,
-        preset=config.preset,
-        title=config.title,
-        config=config.to_dict(),
-    )
-    groups = _aggregate(config, tasks, outs, result)
+    result, groups = _run_grid(config, _task, executor)
     fig = _figure(config, groups, xlabel="disclosivity alpha (in sample, largest per class)")
     for ax, metric in zip(fig.axes, ("beta_before_in", "beta_before_out"), strict=True):
         before = np.mean([r[metric] for r in groups[("qp-tree", None)]])
