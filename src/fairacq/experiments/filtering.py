@@ -242,7 +242,7 @@ def _aggregate(
 
 def _figure(config: FilteringConfig, groups: _Groups, xlabel: str = "") -> Any:
     """Beta against alpha in and out of sample: tree curves over the grid, fixed proxies."""
-    fig = new_figure(11.0, 4.0)
+    fig = new_figure(13.5, 4.2)
     left, right = fig.subplots(1, 2)
     labels = {
         "alpha-beta": "(alpha, beta)-proxy",
@@ -274,12 +274,18 @@ def _figure(config: FilteringConfig, groups: _Groups, xlabel: str = "") -> Any:
                 s=50,
                 label=name,
             )
-        ax.set_xlabel(xlabel or "disclosivity alpha (in sample)")
+        ax.set_xlabel(xlabel or "disclosivity: budget alpha (trees), in-sample alpha (points)")
         ax.set_ylabel("imbalance beta")
         ax.set_title(title)
         ax.grid(True, alpha=0.3)
-    left.legend(frameon=False, fontsize=8)
+    _legend_outside(fig)
     return fig
+
+
+def _legend_outside(fig: Any) -> None:
+    """One legend for both panels, to the right of them, so no curve is hidden."""
+    handles, labels = fig.axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside right center", frameon=False)
 
 
 def _run_grid(

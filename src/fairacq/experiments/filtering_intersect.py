@@ -32,6 +32,7 @@ from fairacq.experiments.filtering import (
     _admission,
     _figure,
     _Groups,
+    _legend_outside,
     _make_proxy,
     _relaxed_extra,
     _relaxed_note,
@@ -159,7 +160,9 @@ def run_intersect(config: IntersectConfig, executor: Executor) -> ExperimentResu
     for ax, metric in zip(fig.axes, ("beta_before_in", "beta_before_out"), strict=True):
         before = np.mean([r[metric] for r in groups[("qp-tree", None)]])
         ax.axhline(before, linestyle=":", color="black", label="unfiltered")
-    fig.axes[0].legend(frameon=False, fontsize=8)
+    for legend in fig.legends:
+        legend.remove()
+    _legend_outside(fig)
     result.figures[config.experiment] = fig
     result.notes.extend(_notes(config, groups))
     return result
