@@ -311,3 +311,18 @@ def test_logistic_variants_closed_form_equals_cg(data, params):
     exact = fairness_influence(model, X, y, Xv, yv, sv)
     cg = fairness_influence(model, X, y, Xv, yv, sv, solver="cg")
     assert _rel(cg.values, exact.values) < 1e-6
+
+
+@pytest.mark.parametrize("name", ["linear_svm", "mlp"])
+def test_loss_influence_agrees_across_torch_solvers(data, fitted, name):
+    X, y, Xv, yv, sv = data
+    model = fitted[name]
+    dense = fairness_influence(model, X, y, Xv, yv, sv, solver="exact", with_loss=True)
+    # the MLP's Hessian is indefinite: give CG the damping the dense solve settled on
+    cg = fairness_influence(
+        model, X, y, Xv, yv, sv, solver="cg", damping=dense.damping, with_loss=True
+    )
+    assert cg.loss_values is not None
+    assert np.all(np.isfinite(cg.loss_values))
+    assert cg.damping == dense.damping
+    assert _rel(cg.loss_values, dense.loss_values) < 1e-5

@@ -180,3 +180,31 @@ def test_default_relu_mlp_is_weakly_predictive(problem):
         actual.append(fairness_surrogate(p, yv, sv).value - res.surrogate)
     # measured 0.32 here (0.14-0.45 over other seeds): weak but better than chance
     assert _correlation(res.values[checked], actual) >= 0.2
+
+
+def _log_loss(p, y):
+    p = np.clip(p, 1e-12, 1 - 1e-12)
+    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+
+
+@pytest.mark.parametrize("solver", ["exact", "cg"])
+def test_validation_loss_influence_matches_retraining(problem, solver):
+    X, y, Xv, yv, sv, checked = problem
+    model = make_learner("lr", random_state=0, tol=1e-10, max_iter=100_000).fit(X, y)
+    res = fairness_influence(model, X, y, Xv, yv, sv, solver=solver, with_loss=True)
+    Z, Zv = model[:-1].transform(X), model[:-1].transform(Xv)
+    before = _log_loss(model.predict_proba(Xv)[:, 1], yv)
+    actual = []
+    for i in checked:
+        weights = np.ones(N_TRAIN)
+        weights[i] += 0.1
+        refit = LogisticRegression(C=1.0, tol=1e-10, max_iter=100_000)
+        p = refit.fit(Z, y, sample_weight=weights).predict_proba(Zv)[:, 1]
+        actual.append((_log_loss(p, yv) - before) / 0.1)
+    predicted = res.loss_values[checked]
+    assert _correlation(predicted, actual) >= 0.99
+    assert 0.9 <= _slope(predicted, actual) <= 1.1
+    # the fairness values are the same as without the extra right-hand side
+    plain = fairness_influence(model, X, y, Xv, yv, sv, solver=solver)
+    np.testing.assert_allclose(res.values, plain.values, rtol=1e-10, atol=1e-14)
+    assert plain.loss_values is None

@@ -31,6 +31,7 @@ from fairacq._validation import (
 from fairacq.valuation._hvp import cholesky_solve, conjugate_gradient, dense_hessian, lissa
 from fairacq.valuation._logistic import (
     logistic_influence,
+    logistic_loss_gradient,
     logistic_objective,
     logistic_scores,
     logistic_surrogate_gradient,
@@ -82,6 +83,10 @@ class InfluenceResult:
         Hessian-vector products spent by an iterative solver (0 for ``"exact"``).
     residual : float
         Relative residual (CG) or last relative update (LiSSA); 0 for ``"exact"``.
+    loss_values : ndarray of shape (n_train,) or None
+        With ``with_loss=True``: ``d L_val / d epsilon`` per training row, ``L_val`` the
+        mean log-loss of the predicted probabilities on the validation rows (positive: one
+        more copy of the row makes the model less accurate there). None otherwise.
     """
 
     values: NDArray[np.float64] = field(repr=False)
@@ -94,6 +99,7 @@ class InfluenceResult:
     branch: str
     iterations: int = 0
     residual: float = 0.0
+    loss_values: NDArray[np.float64] | None = field(default=None, repr=False)
 
 
 def fairness_influence(
@@ -110,6 +116,7 @@ def fairness_influence(
     solver: Literal["auto", "exact", "cg", "lissa"] = "auto",
     damping: float = 0.0,
     random_state: Any = None,
+    with_loss: bool = False,
 ) -> InfluenceResult:
     """Influence of up-weighting each training row on a fairness surrogate.
 
@@ -160,6 +167,10 @@ default="demographic_parity"
         value used is reported.
     random_state : int, numpy.random.Generator or None, default=None
         Draws LiSSA's mini-batches; unused by the other solvers.
+    with_loss : bool, default=False
+        Also return the influence of each row on the validation log-loss
+        (``loss_values``), with the same Hessian and solver: what acquiring the row costs
+        in accuracy (fairacq's accuracy-aware DataSift-Inf; not in paper 000).
 
     Returns
     -------
@@ -233,10 +244,24 @@ default="demographic_parity"
         sur = fairness_surrogate(logistic_scores(obj, Z_val), y_val, s_val, **surrogate_args)
         grad_f = logistic_surrogate_gradient(obj, Z_val, sur.weights)
         values, used = logistic_influence(obj, Z_tr, y_tr, grad_f, damping=float(damping))
+        loss_values = None
+        if with_loss:
+            grad_loss = logistic_loss_gradient(obj, Z_val, np.asarray(y_val, dtype=np.float64))
+            loss_values = logistic_influence(obj, Z_tr, y_tr, grad_loss, damping=used)[0]
         iterations, residual = 0, 0.0
     else:
-        values, sur, used, iterations, residual = _torch_influence(
-            fm, Z_tr, y_tr, Z_val, y_val, s_val, surrogate_args, kind, float(damping), random_state
+        values, loss_values, sur, used, iterations, residual = _torch_influence(
+            fm,
+            Z_tr,
+            y_tr,
+            Z_val,
+            y_val,
+            s_val,
+            surrogate_args,
+            kind,
+            float(damping),
+            random_state,
+            with_loss=with_loss,
         )
     return InfluenceResult(
         values=values,
@@ -249,6 +274,7 @@ default="demographic_parity"
         branch=sur.branch,
         iterations=iterations,
         residual=residual,
+        loss_values=loss_values,
     )
 
 
@@ -263,8 +289,13 @@ def _torch_influence(
     kind: str,
     damping: float,
     random_state: Any,
-) -> tuple[NDArray[np.float64], FairnessSurrogate, float, int, float]:
+    *,
+    with_loss: bool = False,
+) -> tuple[NDArray[np.float64], NDArray[np.float64] | None, FairnessSurrogate, float, int, float]:
     """Autograd path: surrogate gradient, one inverse-HVP solve, one pass over all rows.
+
+    With ``with_loss`` a second right-hand side (the validation log-loss's gradient) is
+    solved the same way, with the damping the first solve settled on.
 
     Reverse mode only (double backward for Hessian-vector products and for the per-row
     directional derivatives): torch's forward mode imports TorchScript decompositions that
@@ -303,48 +334,65 @@ def _torch_influence(
         out: torch.Tensor = t.autograd.grad(grad_j, theta, grad_outputs=v, retain_graph=True)[0]
         return out.detach()
 
-    iterations, residual = 0, 0.0
-    if kind == "exact":
+    H: NDArray[np.float64] | None = None
 
-        def hvp_batch(V: torch.Tensor) -> torch.Tensor:
-            out: torch.Tensor = t.autograd.grad(
-                grad_j, theta, grad_outputs=V, retain_graph=True, is_grads_batched=True
-            )[0]
-            return out.detach()
+    def solve(rhs: torch.Tensor, damp: float) -> tuple[torch.Tensor, float, int, float]:
+        """``(H + damp I)^{-1} rhs`` by the chosen solver; damping raised only if needed."""
+        nonlocal H
+        if kind == "exact":
 
-        H = dense_hessian(hvp_batch, tm.n_params)
-        s_np, used = cholesky_solve(H, grad_f.detach().numpy(), damping=damping)
-        s = t.from_numpy(s_np)
-    elif kind == "cg":
-        res = conjugate_gradient(hvp, grad_f, damping=damping, tol=_CG_TOL, max_iter=_CG_MAX_ITER)
-        s, used, iterations, residual = res.x, res.damping, res.iterations, res.residual
-    else:
+            def hvp_batch(V: torch.Tensor) -> torch.Tensor:
+                out: torch.Tensor = t.autograd.grad(
+                    grad_j, theta, grad_outputs=V, retain_graph=True, is_grads_batched=True
+                )[0]
+                return out.detach()
 
-        def hvp_rows(v: torch.Tensor, rows: NDArray[np.int64] | None) -> torch.Tensor:
-            if rows is None:
-                return hvp(v)
-            out: torch.Tensor = t.autograd.grad(gradient(rows), theta, grad_outputs=v)[0]
-            return out.detach()
+            if H is None:
+                H = dense_hessian(hvp_batch, tm.n_params)
+            s_np, used = cholesky_solve(H, rhs.detach().numpy(), damping=damp)
+            return t.from_numpy(s_np), used, 0, 0.0
+        if kind == "cg":
+            res = conjugate_gradient(hvp, rhs, damping=damp, tol=_CG_TOL, max_iter=_CG_MAX_ITER)
+        else:
 
-        res = lissa(
-            hvp_rows,
-            grad_f,
-            n,
-            rng=as_generator(random_state),
-            damping=damping,
-            depth=_LISSA_DEPTH,
-            batch_size=_LISSA_BATCH,
-        )
-        s, used, iterations, residual = res.x, res.damping, res.iterations, res.residual
+            def hvp_rows(v: torch.Tensor, rows: NDArray[np.int64] | None) -> torch.Tensor:
+                if rows is None:
+                    return hvp(v)
+                out: torch.Tensor = t.autograd.grad(gradient(rows), theta, grad_outputs=v)[0]
+                return out.detach()
+
+            res = lissa(
+                hvp_rows,
+                rhs,
+                n,
+                rng=as_generator(random_state),
+                damping=damp,
+                depth=_LISSA_DEPTH,
+                batch_size=_LISSA_BATCH,
+            )
+        return res.x, res.damping, res.iterations, res.residual
 
     # grad loss_d . s for every row d at once (the double-backward trick): with u a dummy
     # cotangent, J^T u is linear in u and its gradient with respect to u along s is J s.
     losses = tm.losses(theta, Ztr, ytr)
     u = t.zeros_like(losses, requires_grad=True)
     (jtu,) = t.autograd.grad(losses, theta, grad_outputs=u, create_graph=True)
-    (directional,) = t.autograd.grad(jtu, u, grad_outputs=s.detach())
-    values = -directional.detach().numpy().astype(np.float64)
-    return values, sur, float(used), int(iterations), float(residual)
+
+    def row_values(s: torch.Tensor) -> NDArray[np.float64]:
+        (directional,) = t.autograd.grad(jtu, u, grad_outputs=s.detach(), retain_graph=True)
+        out: NDArray[np.float64] = -directional.detach().numpy().astype(np.float64)
+        return out
+
+    s, used, iterations, residual = solve(grad_f, damping)
+    values = row_values(s)
+    loss_values = None
+    if with_loss:
+        yv = t.from_numpy(np.asarray(y_val, dtype=np.float64))
+        p = tm.scores(theta, Zv).clamp(1e-12, 1.0 - 1e-12)
+        val_loss = -(yv * t.log(p) + (1.0 - yv) * t.log(1.0 - p)).mean()
+        (grad_loss,) = t.autograd.grad(val_loss, theta)
+        loss_values = row_values(solve(grad_loss, used)[0])
+    return values, loss_values, sur, float(used), int(iterations), float(residual)
 
 
 def fairness_improvement(result: InfluenceResult) -> NDArray[np.float64]:

@@ -112,6 +112,16 @@ def logistic_surrogate_gradient(
     return out
 
 
+def logistic_loss_gradient(
+    obj: LogisticObjective, Z_val: NDArray[np.float64], y_val: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Gradient of the mean log-loss on ``(Z_val, y_val)``: ``X~^T (p - y) / n``."""
+    Xa = augment(Z_val, obj.fit_intercept)
+    p = expit(Xa @ obj.theta)
+    out: NDArray[np.float64] = Xa.T @ (p - y_val) / max(len(y_val), 1)
+    return out
+
+
 def logistic_hessian(obj: LogisticObjective, Z_train: NDArray[np.float64]) -> NDArray[np.float64]:
     """Exact Hessian of the training objective, ``X~^T diag(C p (1-p)) X~ + diag(penalty)``."""
     Xa = augment(Z_train, obj.fit_intercept)
