@@ -140,3 +140,36 @@ def test_multi_group_influence_runs():
         trace = acq.run(split.train, split.pool, validation=split.validation)
     assert np.isfinite(acq.pool_scores_).all()
     assert len(trace) >= 2
+
+
+def test_accuracy_weight_ranks_by_both_influences(parts):
+    from fairacq.acquisition._valuation_scores import pool_improvement_scores
+    from fairacq.models import make_learner
+
+    train, val, _, pool = parts
+    model = make_learner("lr", random_state=0).fit(train.to_numpy(), train.y)
+    kw = {"metric": "demographic_parity_diff_abs"}
+    fair = pool_improvement_scores(model, train, val, pool, **kw)
+    # weight 0 is the paper's score exactly; a huge weight ranks by accuracy alone
+    np.testing.assert_array_equal(
+        pool_improvement_scores(model, train, val, pool, accuracy_weight=0.0, **kw), fair
+    )
+    mixed = pool_improvement_scores(model, train, val, pool, accuracy_weight=1.0, **kw)
+    huge = pool_improvement_scores(model, train, val, pool, accuracy_weight=1e9, **kw)
+    acc = (huge - fair / fair.std()) / 1e9  # the standardised accuracy score
+    assert np.corrcoef(mixed, fair / fair.std() + acc)[0, 1] == pytest.approx(1.0)
+    assert abs(np.corrcoef(fair, acc)[0, 1]) < 0.99  # the two rankings differ
+    with pytest.raises(InvalidParameterError, match="accuracy_weight"):
+        pool_improvement_scores(model, train, val, pool, accuracy_weight=-1.0, **kw)
+
+
+def test_accuracy_weight_changes_datasift_inf_and_is_refused_elsewhere(parts):
+    kw = {"budget": 300, "batch_size": 30, "n_partitions": 3, "tau": 0.0, "random_state": 1}
+    plain = DataSiftInfAcquirer(**kw)
+    _run(plain, parts)
+    aware = DataSiftInfAcquirer(accuracy_weight=2.0, **kw)
+    _run(aware, parts)
+    assert not np.array_equal(plain.pool_scores_, aware.pool_scores_)
+    assert aware.get_params()["accuracy_weight"] == 2.0
+    with pytest.raises(InvalidParameterError, match="only DataSift-Inf"):
+        _run(DataSiftAcquirer(accuracy_weight=1.0, **kw), parts)

@@ -337,3 +337,12 @@ def test_filter_bad_input(tmp_path):
     )
     assert res.exit_code == 2
     assert "Did you mean 'qp-tree'" in res.output
+
+
+def test_acquire_accuracy_weight(tmp_path):
+    args = ["acquire", "--dataset", "german", "--budget", "0.3", "--batch", "0.25"]
+    ok = _run(*args, "--method", "datasift-inf", "--accuracy-weight", "1", "--out", str(tmp_path))
+    assert ok.exit_code == 0, ok.output
+    bad = _run(*args, "--method", "random", "--accuracy-weight", "1", "--out", str(tmp_path))
+    assert bad.exit_code == 2
+    assert "only datasift-inf" in bad.output

@@ -133,6 +133,10 @@ class DataSiftAcquirer(Acquirer):
     k_selection : {"min", "knee"}, default="min"
         How BIC picks the number of GMM components: its minimum (the paper's text) or the
         knee of the BIC curve (the authors' code; see ``docs/paper-notes/datasift-bandit.md``).
+    accuracy_weight : float, default=0.0
+        DataSift-Inf only (fairacq's accuracy-aware variant, not in the paper): weight of the
+        predicted decrease of the validation log-loss beside the predicted fairness
+        improvement when rows are ranked (both standardised). 0 is the paper's ranking.
     random_state : int, Generator, SeedSequence or None, default=None
         Controls partitioning, batch draws and the learner.
 
@@ -158,6 +162,7 @@ class DataSiftAcquirer(Acquirer):
         "partition_column": [str, None],
         "max_partitions": [Interval(int, 1, None, closed="left"), None],
         "k_selection": [Options({"min", "knee"})],
+        "accuracy_weight": [Interval(float, 0, None, closed="left")],
     }
     _use_influence: ClassVar[bool] = False
     _default_reward: ClassVar[str] = "datasift"
@@ -180,6 +185,7 @@ class DataSiftAcquirer(Acquirer):
         partition_column: str | None = None,
         max_partitions: int | None = None,
         k_selection: str = "min",
+        accuracy_weight: float = 0.0,
         random_state: Any = None,
     ) -> None:
         super().__init__(
@@ -200,6 +206,7 @@ class DataSiftAcquirer(Acquirer):
         self.partition_column = partition_column
         self.max_partitions = max_partitions
         self.k_selection = k_selection
+        self.accuracy_weight = accuracy_weight
 
     @property
     def method_name(self) -> str:
@@ -211,6 +218,11 @@ class DataSiftAcquirer(Acquirer):
         self, state: AcquisitionState, validation: FairDataset, root: np.random.SeedSequence
     ) -> None:
         part_seed, policy_seed = _children(root, 2)
+        if self.accuracy_weight and not self._use_influence:
+            raise InvalidParameterError(
+                f"{type(self).__name__}: accuracy_weight ranks rows by predicted influence, "
+                "which only DataSift-Inf computes. Use method 'datasift-inf' or leave it at 0."
+            )
         pool = state.pool
         if self.partitioning == "column":
             if self.partition_column is None:
@@ -268,6 +280,7 @@ class DataSiftAcquirer(Acquirer):
                 state.pool,
                 metric=self.metric,
                 executor=state.executor,
+                accuracy_weight=float(self.accuracy_weight),
             )
         self._members = [self._arm_rows(labels, arm) for arm in range(g)]
 

@@ -51,6 +51,7 @@ def pool_improvement_scores(
     *,
     metric: str,
     executor: ChunkExecutor | None = None,
+    accuracy_weight: float = 0.0,
 ) -> NDArray[np.float64]:
     """Predicted fairness improvement of each pool row (higher is better).
 
@@ -61,6 +62,11 @@ def pool_improvement_scores(
     memory). The regressor sees each row's features, its group (one-hot) and, through one
     ridge per label, its label: the pool is labelled (paper 000 acquires labelled rows) and a
     row's influence flips sign with its label.
+
+    With ``accuracy_weight`` w > 0 (fairacq's accuracy-aware variant, not in paper 000) a
+    second regressor predicts each row's influence on the validation log-loss (same Hessian),
+    and the score is ``fair / sd(fair) + w * acc / sd(acc)``, ``acc`` the predicted decrease
+    of the loss: rows that close the gap while costing little accuracy come first.
     """
     source = as_pool_source(pool)
     priv = validation.privileged_code
@@ -68,6 +74,11 @@ def pool_improvement_scores(
         priv = protected = None  # the surrogate compares the highest- and lowest-scoring groups
     else:
         protected = 1 - priv
+    if accuracy_weight < 0:
+        raise InvalidParameterError(
+            f"accuracy_weight must be >= 0 (0: the paper's fairness-only score), got "
+            f"{accuracy_weight}."
+        )
     result = fairness_influence(
         model,
         train.to_numpy(),
@@ -78,32 +89,36 @@ def pool_improvement_scores(
         metric=surrogate_for(metric),
         protected=protected,
         privileged=priv,
+        with_loss=accuracy_weight > 0,
     )
-    regressor = InfluenceRegressor().fit(
-        _with_groups(train.to_numpy(), train.s, train.n_groups),
-        fairness_improvement(result),
-        y=train.y,
-    )
+    features = _with_groups(train.to_numpy(), train.s, train.n_groups)
+    targets = [fairness_improvement(result)]
+    if result.loss_values is not None:
+        targets.append(-result.loss_values)  # predicted decrease of the validation loss
+    regressors = tuple(InfluenceRegressor().fit(features, t, y=train.y) for t in targets)
     if len(source) == 0:
         return np.empty(0)
     blocks = source.map_blocks(
-        partial(_predict_block, regressor=regressor, n_groups=source.n_groups),
+        partial(_predict_block, regressors=regressors, n_groups=source.n_groups),
         side={"y": source.y, "s": source.s},
         executor=executor,
     )
-    return np.concatenate(blocks).astype(np.float64)
+    scores = np.vstack(blocks).astype(np.float64)  # (n_pool, 1 or 2)
+    if scores.shape[1] == 1:
+        return scores[:, 0]
+    fair, acc = (c / max(float(c.std()), 1e-300) for c in scores.T)
+    return np.asarray(fair + accuracy_weight * acc, dtype=np.float64)
 
 
 def _predict_block(
     X: NDArray[np.float64],
     side: Mapping[str, NDArray[Any]],
     *,
-    regressor: InfluenceRegressor,
+    regressors: tuple[InfluenceRegressor, ...],
     n_groups: int,
 ) -> NDArray[np.float64]:
-    return np.asarray(
-        regressor.predict(_with_groups(X, side["s"], n_groups), y=side["y"]), dtype=np.float64
-    )
+    Xg = _with_groups(X, side["s"], n_groups)
+    return np.column_stack([np.asarray(r.predict(Xg, y=side["y"])) for r in regressors])
 
 
 def _with_groups(

@@ -80,6 +80,13 @@ def acquire_cmd(
     metric: Annotated[str, typer.Option(help="dp, eo, eopp or a metric name.")] = "dp",
     tau: Annotated[float, typer.Option(help="Early-stop fairness threshold.")] = 0.01,
     alpha: Annotated[float, typer.Option(help="UCB exploration weight.")] = 0.1,
+    accuracy_weight: Annotated[
+        float,
+        typer.Option(
+            help="datasift-inf only: also rank rows by their predicted influence on the "
+            "validation log-loss, with this weight (0: the paper's fairness-only ranking)."
+        ),
+    ] = 0.0,
     bias: Annotated[str, typer.Option(help="Biased training sample: paper or authors.")] = "paper",
     seed: Annotated[int, typer.Option(help="Seed.")] = 0,
     pool: Annotated[Path | None, typer.Option(help="Your own pool (.parquet or .csv).")] = None,
@@ -129,6 +136,11 @@ def acquire_cmd(
     from fairacq.data import load_dataset, split_datasift
     from fairacq.reporting import new_figure, plot_traces, save_figure, write_summary
 
+    if accuracy_weight and method != "datasift-inf":
+        raise fail(
+            f"--accuracy-weight ranks rows by predicted influence, which only datasift-inf "
+            f"computes; got --method {method}. Use --method datasift-inf or drop the option."
+        )
     with user_errors():
         costs = None
         if executor not in ("serial", "dask"):
@@ -177,6 +189,7 @@ def acquire_cmd(
             metric=resolve_metric(metric),
             tau=tau,
             alpha=alpha,
+            accuracy_weight=accuracy_weight,
             random_state=seed,
         )
         with (
