@@ -93,3 +93,21 @@ def test_scaling_rows_per_pool_size(tmp_path):
     times = [r["value"] for r in res.rows if r["metric"] == "run_s"]
     assert all(t > 0 for t in times)
     assert (tmp_path / "datasift-fig8.png").exists()
+
+
+@pytest.mark.slow
+def test_accuracy_aware_variant_runs_beside_the_paper_method(tmp_path):
+    res = run_experiment(
+        "datasift-table2",
+        preset="quick",
+        out_dir=tmp_path,
+        n_trials=1,
+        max_rows=6000,
+        methods=("datasift-inf", "datasift-inf-acc"),
+        accuracy_weight=2.0,
+    )
+    traces = {m.split("/")[-1]: ts for m, ts in res.traces.items()}
+    aware = traces["datasift-inf-acc"][0]
+    assert aware.meta["config"]["accuracy_weight"] == 2.0
+    assert traces["datasift-inf"][0].meta["config"]["accuracy_weight"] == 0.0
+    assert aware.to_frame()["test_accuracy"].notna().all()

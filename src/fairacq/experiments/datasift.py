@@ -84,7 +84,8 @@ class DataSiftConfig(ExperimentConfig):
     datasets : tuple of str
         Dataset names (§4.1.1).
     methods : tuple of str
-        Acquisition methods compared.
+        Acquisition methods compared; ``"datasift-inf-acc"`` is DataSift-Inf with
+        ``accuracy_weight`` (fairacq's accuracy-aware ranking, not in the paper).
     learners : tuple of str
         Learners (§4.1.3: LR, SVM, MLP, decision tree, random forest).
     budget_fraction, batch_fraction : float
@@ -97,6 +98,8 @@ class DataSiftConfig(ExperimentConfig):
         How the biased training sample is drawn (``fairacq.data.split_datasift``).
     max_rows : int or None
         Subsample each dataset to at most this many rows first (quick preset only).
+    accuracy_weight : float
+        Weight of the validation-loss influence in ``datasift-inf-acc``'s ranking.
     """
 
     QUICK: ClassVar[dict[str, Any]] = {"datasets": ("adult",), "n_trials": 2, "max_rows": 12_000}
@@ -112,6 +115,7 @@ class DataSiftConfig(ExperimentConfig):
     metric: str = "demographic_parity_diff_abs"
     bias: str = "paper"
     max_rows: int | None = None
+    accuracy_weight: float = 1.0
     title: str = "DataSift vs Random, Entropy, AutoData (Fig. 3)"
     experiment: str = "datasift-fig3"
 
@@ -156,8 +160,12 @@ def _run_task(
         return evaluate(model, split.test, ["accuracy", config.metric])
     budget = max(1, round(config.budget_fraction * len(split.pool)))
     batch = max(1, round(config.batch_fraction * budget))
+    name, extra = task.method, {}
+    if task.method == "datasift-inf-acc":  # fairacq's accuracy-aware variant
+        name, extra = "datasift-inf", {"accuracy_weight": config.accuracy_weight}
     acquirer = make_acquirer(
-        task.method,
+        name,
+        **extra,
         budget=budget,
         batch_size=batch,
         learner=task.learner,
