@@ -574,7 +574,28 @@ def _tree_rule(
     )
 
 
-class NaiveRegressionProxy(_LabelProxy):
+#: Hyper-parameters of the logistic regression behind both regression proxies.
+_REGRESSION_CONSTRAINTS: dict[str, list[Any]] = {
+    "C": [Interval(float, 0, None, closed="neither")],
+    "max_iter": [Interval(int, 1, None, closed="left")],
+    "standardize": ["boolean"],
+}
+
+
+class _RegressionRule:
+    """The multinomial logistic regression rule of both regression proxies."""
+
+    C: float
+    max_iter: int
+    standardize: bool
+
+    def _make_rule(
+        self, X: NDArray[np.float64], codes: NDArray[np.int64], n_groups: int
+    ) -> LinearRule | TreeRule:
+        return _linear_rule(X, codes, float(self.C), int(self.max_iter), bool(self.standardize))
+
+
+class NaiveRegressionProxy(_RegressionRule, _LabelProxy):
     """Naive Regression proxy (paper 003, §5 item 1).
 
     A multinomial logistic regression predicts the group; the filter admits the same number
@@ -607,9 +628,7 @@ class NaiveRegressionProxy(_LabelProxy):
 
     _method = "naive-regression"
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
-        "C": [Interval(float, 0, None, closed="neither")],
-        "max_iter": [Interval(int, 1, None, closed="left")],
-        "standardize": ["boolean"],
+        **_REGRESSION_CONSTRAINTS,
         "target": [HasMethods(["__len__"]), None],
     }
 
@@ -626,13 +645,8 @@ class NaiveRegressionProxy(_LabelProxy):
         self.standardize = standardize
         self.target = target
 
-    def _make_rule(
-        self, X: NDArray[np.float64], codes: NDArray[np.int64], n_groups: int
-    ) -> LinearRule | TreeRule:
-        return _linear_rule(X, codes, float(self.C), int(self.max_iter), bool(self.standardize))
 
-
-class QPRegressionProxy(_LabelProxy):
+class QPRegressionProxy(_RegressionRule, _LabelProxy):
     """QP Regression proxy (paper 003, §5 item 2): logistic regression + Algorithm 1.
 
     Parameters
@@ -664,9 +678,7 @@ class QPRegressionProxy(_LabelProxy):
     _method = "qp-regression"
     _uses_qp = True
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
-        "C": [Interval(float, 0, None, closed="neither")],
-        "max_iter": [Interval(int, 1, None, closed="left")],
-        "standardize": ["boolean"],
+        **_REGRESSION_CONSTRAINTS,
         "target": [HasMethods(["__len__"]), None],
         "relaxed": ["boolean"],
         "solver": [Options(["active-set", "auto", "clarabel", "nnls", "osqp"])],
@@ -688,11 +700,6 @@ class QPRegressionProxy(_LabelProxy):
         self.target = target
         self.relaxed = relaxed
         self.solver = solver
-
-    def _make_rule(
-        self, X: NDArray[np.float64], codes: NDArray[np.int64], n_groups: int
-    ) -> LinearRule | TreeRule:
-        return _linear_rule(X, codes, float(self.C), int(self.max_iter), bool(self.standardize))
 
 
 class NaiveTreeProxy(_LabelProxy):
