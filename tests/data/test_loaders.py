@@ -468,6 +468,15 @@ def test_acs_options(shared_data: Path) -> None:
         load_acs("ACSIncome", states=())
 
 
+def test_acs_state_column_follows_the_row_filter(shared_data: Path) -> None:
+    both = load_acs("ACSIncome", states=("WY", "VT"))
+    wy, vt = load_acs("ACSIncome", states=("WY",)), load_acs("ACSIncome", states=("VT",))
+    assert both.sensitive["ST"].value_counts().to_dict() == {"WY": len(wy), "VT": len(vt)}
+    rows = (both.sensitive["ST"] == "WY").to_numpy()
+    np.testing.assert_array_equal(both.y[rows], wy.y)
+    assert "ST" not in both.X.columns  # a grouping column, never a model feature
+
+
 def test_acs_missing_folktables(shared_data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def missing(module: str, *, purpose: str = "") -> object:
         raise MissingDependencyError(f"The optional dependency '{module}' is needed.")

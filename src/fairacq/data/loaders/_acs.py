@@ -199,6 +199,10 @@ def load_acs(
         random.setstate(saved)
     problem = getattr(folktables, task)
     variables, target, _ = problem.df_to_pandas(frame)
+    # The state of each kept row, through the same row filter df_to_pandas applies: a grouping
+    # column for partitions by state (paper 000, Fig. 7c), never a model feature.
+    postal = {int(code): st for st, code in STATE_CODES.items()}
+    state = problem._preprocess(frame)["ST"].astype(int).map(postal).to_numpy()
     variables = variables.reset_index(drop=True)
     codes_sex = variables["SEX"].astype(int)
     codes_race = variables["RAC1P"].astype(int)
@@ -207,6 +211,7 @@ def load_acs(
             "sex": codes_sex.map(_SEX),
             "race": codes_race.map(_RACE),
             "race_binary": np.where(codes_race == 2, _AA, _NON_AA),
+            "ST": state,
         }
     ).astype(object)
     features = variables.drop(columns=["SEX", "RAC1P"])
