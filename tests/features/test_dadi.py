@@ -186,6 +186,34 @@ def test_resume_from_checkpoint_equals_uninterrupted(tmp_path):
         DADI(**dict(params, checkpoint_dir=torn)).fit(ds)
 
 
+def test_shared_pretraining_equals_a_fit_from_scratch():
+    ds = load_toy(n=160)
+    params = dict(QUICK, n_pretrain_iter=10, n_train_iter=4, random_state=3)
+    pre = DADI(**dict(params, n_train_iter=0)).fit(ds)
+    for gamma, reward in ((0.3, "gnl1"), (0.8, "ce")):
+        scratch = DADI(**dict(params, gamma=gamma, reward=reward)).fit(ds)
+        shared = DADI(**dict(params, gamma=gamma, reward=reward)).fit(ds, pretrained=pre)
+        assert _same_states(shared, scratch)
+        pd.testing.assert_frame_equal(shared.history_, scratch.history_)
+    # the pretrained model itself is untouched by the fits that copied it
+    assert _same_states(pre, DADI(**dict(params, n_train_iter=0)).fit(ds))
+
+
+def test_shared_pretraining_is_refused_when_it_would_differ():
+    ds = load_toy(n=160)
+    params = dict(QUICK, n_pretrain_iter=10, n_train_iter=2, random_state=3)
+    pre = DADI(**dict(params, n_train_iter=0)).fit(ds)
+    with pytest.raises(InvalidParameterError, match="n_pretrain_iter=10, not 11"):
+        DADI(**dict(params, n_pretrain_iter=11)).fit(ds, pretrained=pre)
+    with pytest.raises(InvalidDataError, match="other rows or columns"):
+        DADI(**params).fit(ds.subset(np.arange(150)), pretrained=pre)
+    joint = DADI(**params).fit(ds)
+    with pytest.raises(InvalidParameterError, match="trained jointly for 2"):
+        DADI(**params).fit(ds, pretrained=joint)
+    with pytest.raises(InvalidParameterError, match="fitted in this session"):
+        DADI(**params).fit(ds, pretrained=DADI(**params))
+
+
 def test_no_grouping_and_multigroup():
     ds = load_toy(n=150, n_groups=3)
     plain = FairDataset(ds.X, ds.y, ds.sensitive)  # no feature groups

@@ -53,6 +53,14 @@ __all__ = ["DADI", "Acquisition"]
 _FORMAT = "fairacq.features.DADI"
 # Parameters a resumed run may change: how long to train and how often to checkpoint.
 _RESUMABLE = {"n_train_iter", "checkpoint_every", "checkpoint_dir"}
+#: Parameters a shared pre-training (``fit(pretrained=...)``) must agree on.
+_PRETRAIN_PARAMS = (
+    "n_pretrain_iter",
+    "batch_size",
+    "learning_rate",
+    "validation_fraction",
+    "random_state",
+)
 _CHUNK = 8192
 
 
@@ -209,7 +217,9 @@ class DADI(Strategy):
     # ------------------------------------------------------------------------------------
     # fitting
     # ------------------------------------------------------------------------------------
-    def fit(self, dataset: Any, *, validation: Any | None = None) -> DADI:
+    def fit(
+        self, dataset: Any, *, validation: Any | None = None, pretrained: DADI | None = None
+    ) -> DADI:
         """Pre-train the classifier and the adversary, then train the agent jointly.
 
         Parameters
@@ -220,6 +230,13 @@ class DADI(Strategy):
         validation : FairDataset or None, default=None
             Rows on which the pre-trained models are selected by AUC; by default a random
             ``validation_fraction`` of ``dataset`` is held out.
+        pretrained : DADI or None, default=None
+            A DADI fitted with ``n_train_iter=0`` on the same rows and with the same
+            pre-training parameters (``n_pretrain_iter``, ``batch_size``, ``learning_rate``,
+            ``validation_fraction``, ``random_state``): its pre-trained classifier and
+            adversary are copied instead of pre-training again. Pre-training does not depend
+            on ``gamma`` or ``reward``, so a sweep over them can pre-train once; the result
+            equals a fit from scratch exactly.
 
         Returns
         -------
@@ -233,7 +250,8 @@ class DADI(Strategy):
             ``reward``, or a checkpoint written with other parameters.
         InvalidDataError
             For NaNs in the features, a single sensitive group, a validation set with other
-            columns or a single class, or a checkpoint of another feature set or data.
+            columns or a single class, or a checkpoint (or ``pretrained`` model) of another
+            feature set or data.
         """
         self._validate_params()
         where = "DADI.fit"
@@ -321,6 +339,17 @@ class DADI(Strategy):
             )  # fmt: skip
             trainer.load_state_dict(tensors, meta["history"])
             pre_history = list(meta["pretrain_history"])
+        elif pretrained is not None:
+            self._check_pretrained(pretrained, fingerprint, params)
+            agent.load_state_dict(pretrained.agent_.state_dict())
+            adversary.load_state_dict(pretrained.adversary_.state_dict())
+            pre_history = [dict(row) for row in pretrained.pretrain_history_]
+            trainer = JointTrainer(
+                agent, adversary, X_t, y_t, s_t, col_action, self.group_weights_, config,
+                joint_gen,
+            )  # fmt: skip
+            if self.checkpoint_dir is not None:
+                self._checkpoint(trainer, fingerprint, params, pre_history)
         else:
             lr = float(self.learning_rate)
             res_c = pretrain(
@@ -369,11 +398,40 @@ class DADI(Strategy):
                 self._checkpoint(trainer, fingerprint, params, pre_history)
         agent.eval()
         adversary.eval()
-        self.agent_ = agent
-        self.adversary_ = adversary
+        self.agent_: AgentNetwork = agent
+        self.adversary_: AdversaryNetwork = adversary
         self.n_iter_ = trainer.iteration
+        self.fingerprint_ = fingerprint
+        self.pretrain_history_: list[dict[str, Any]] = pre_history
         self.history_ = _history_frame(pre_history + trainer.history)
         return self
+
+    def _check_pretrained(
+        self, pretrained: DADI, fingerprint: str, params: Mapping[str, Any]
+    ) -> None:
+        where = "DADI.fit: pretrained"
+        if not isinstance(pretrained, DADI) or not hasattr(pretrained, "fingerprint_"):
+            raise InvalidParameterError(
+                f"{where} must be a DADI fitted in this session with n_train_iter=0, got "
+                f"{type(pretrained).__name__}. Fit DADI(n_train_iter=0, ...) on the same data."
+            )
+        if pretrained.n_iter_ != 0:
+            raise InvalidParameterError(
+                f"{where} was trained jointly for {pretrained.n_iter_} iterations; only a "
+                "model fitted with n_train_iter=0 holds the pre-trained networks alone."
+            )
+        if pretrained.columns_ != self.columns_ or pretrained.fingerprint_ != fingerprint:
+            raise InvalidDataError(
+                f"{where} was fitted on other rows or columns. Fit it on the same training "
+                "(and validation) data with the same random_state."
+            )
+        theirs = pretrained._json_params()
+        for key in _PRETRAIN_PARAMS:
+            if theirs.get(key) != params.get(key):
+                raise InvalidParameterError(
+                    f"{where} was fitted with {key}={theirs.get(key)!r}, not "
+                    f"{params.get(key)!r}; pre-training would differ. Use the same value."
+                )
 
     def _checkpoint(
         self,
