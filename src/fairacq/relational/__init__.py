@@ -27,6 +27,11 @@ from fairacq.relational._clause_env import (
     PredicateSignature,
     signatures_from_frames,
 )
+from fairacq.relational._clause_search import (
+    RefineResult,
+    enumerate_clauses,
+    refine_clause_list,
+)
 from fairacq.relational._compas_data import (
     COMPAS_PREDICATES,
     LONG_JAIL_DAYS,
@@ -144,6 +149,7 @@ __all__ = [
     "PredicateSignature",
     "PslModel",
     "PslResult",
+    "RefineResult",
     "RelationalData",
     "Rule",
     "ScoreDetail",
@@ -156,6 +162,7 @@ __all__ = [
     "apply_fairness",
     "compas_baseline",
     "compas_features",
+    "enumerate_clauses",
     "equalized_odds_gaps",
     "equalized_odds_prior",
     "evaluate_atoms",
@@ -184,6 +191,7 @@ __all__ = [
     "psl_fairness",
     "psl_unavailable",
     "ranked_auc_pr",
+    "refine_clause_list",
     "run_pipeline",
     "run_psl",
     "semantic_distance",

@@ -40,6 +40,7 @@ from fairacq.relational._clause_env import (
     signatures_from_frames,
 )
 from fairacq.relational._clause_env import ClauseLiteral as Lit
+from fairacq.relational._clause_search import enumerate_clauses, refine_clause_list
 from fairacq.relational._relational_data import RelationalData
 from fairacq.relational._structure_scorer import StructureScorer, UtilityConfig
 
@@ -137,6 +138,13 @@ class FairA3SL(Strategy):
         Stop training after the update during which this wall time (seconds) was passed,
         even if fewer than ``n_episodes`` episodes were built (experiments with a time
         budget). ``None``: no limit.
+    refine_seconds : float or None, default=None
+        fairacq's addition, not in the paper: after the agent, polish its best list by
+        first-improvement hill climbing with the same reward for at most this many seconds
+        (:func:`~fairacq.relational.refine_clause_list`: remove a clause, add or swap in a
+        clause of at most ``refine_literals`` literals). ``None``: the paper's algorithm.
+    refine_literals : int, default=2
+        Literal limit (head included) of the clauses the local search may add.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the agent and weight learning.
 
@@ -146,7 +154,16 @@ class FairA3SL(Strategy):
         The best-rewarded clause list ``C*``.
     best_rules_ : list of str
         ``C*`` as PSL rules, with learned weights when the built-in scorer is used.
+    agent_rules_ : list of str
+        The agent's own best list as PSL rules (equal to ``best_rules_`` without
+        refinement).
     best_reward_ : float
+    agent_clauses_ : tuple of Clause
+        The agent's own best list (``C_list`` of Algorithm 1), before any refinement.
+    agent_reward_ : float
+    refine_history_ : pandas.DataFrame or None
+        Accepted local-search moves (``step, move, reward, n_clauses, evaluations,
+        seconds``); ``None`` without ``refine_seconds``.
     history_ : pandas.DataFrame
         One row per episode: ``episode, env, update, reward, n_clauses, clauses, seconds``.
     space_ : ClauseSpace
@@ -197,6 +214,8 @@ class FairA3SL(Strategy):
         "checkpoint_every": [Interval(int, 0, None, closed="left")],
         "failure_reward": [float, int, None],
         "max_seconds": [Interval(float, 0, None, closed="neither"), None],
+        "refine_seconds": [Interval(float, 0, None, closed="neither"), None],
+        "refine_literals": [Interval(int, 1, None, closed="left")],
         "random_state": ["random_state"],
     }
 
@@ -227,6 +246,8 @@ class FairA3SL(Strategy):
         checkpoint_every: int = 0,
         failure_reward: float | None = None,
         max_seconds: float | None = None,
+        refine_seconds: float | None = None,
+        refine_literals: int = 2,
         random_state: Any = None,
     ) -> None:
         self.preset = preset
@@ -253,6 +274,8 @@ class FairA3SL(Strategy):
         self.checkpoint_every = checkpoint_every
         self.failure_reward = failure_reward
         self.max_seconds = max_seconds
+        self.refine_seconds = refine_seconds
+        self.refine_literals = refine_literals
         self.random_state = random_state
 
     # ------------------------------------------------------------------ building blocks
@@ -327,7 +350,7 @@ class FairA3SL(Strategy):
         from fairacq.relational._a2c import A2CAgent
 
         self._validate_params()
-        agent_seed, scorer_seed = spawn_seeds(self.random_state, 2)
+        agent_seed, scorer_seed, refine_seed = spawn_seeds(self.random_state, 3)
         space = self._space(data)
         scorer: ClauseScorer
         if self.scorer is not None:
@@ -365,14 +388,33 @@ class FairA3SL(Strategy):
         self.space_ = space
         self.scorer_ = scorer
         self.agent_: A2CAgent = agent
+        self.agent_clauses_: tuple[Clause, ...] = agent.best_clauses
+        self.agent_reward_ = float(agent.best_reward)
         self.best_clauses_: tuple[Clause, ...] = agent.best_clauses
-        self.best_reward_ = float(agent.best_reward)
-        if isinstance(scorer, StructureScorer):
-            self.best_rules_ = scorer.evaluate(agent.best_clauses).rules
-        else:
-            self.best_rules_ = space.render_rules(agent.best_clauses)
+        self.best_reward_ = self.agent_reward_
+        self.refine_history_: pd.DataFrame | None = None
+        if self.refine_seconds is not None and agent.best_clauses:
+            refined = refine_clause_list(
+                agent.best_clauses,
+                space,
+                scorer,
+                candidates=enumerate_clauses(space, self.refine_literals),
+                max_seconds=float(self.refine_seconds),
+                random_state=refine_seed,
+            )
+            self.best_clauses_, self.best_reward_ = refined.clauses, refined.reward
+            self.refine_history_ = refined.history
+        self.agent_rules_ = self._rules(scorer, space, self.agent_clauses_)
+        self.best_rules_ = self._rules(scorer, space, self.best_clauses_)
         self.history_ = agent.history()
         return self
+
+    @staticmethod
+    def _rules(scorer: ClauseScorer, space: ClauseSpace, clauses: tuple[Clause, ...]) -> list[str]:
+        """PSL rules of ``clauses``, with learned weights when the built-in scorer is used."""
+        if isinstance(scorer, StructureScorer):
+            return list(scorer.evaluate(clauses).rules)
+        return list(space.render_rules(clauses))
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "best_rules_"):
