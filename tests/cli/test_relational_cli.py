@@ -112,6 +112,9 @@ def test_learn_rejects_bad_input():
     res = runner.invoke(app, ["relational", "learn", "--prior", "odds0.1"])
     assert res.exit_code == 2
     assert "eqodds=" in res.output
+    res = runner.invoke(app, ["relational", "learn", "--refine-seconds", "0"])
+    assert res.exit_code == 2
+    assert "--refine-seconds must be > 0" in res.output
 
 
 @pytest.mark.slow
@@ -122,6 +125,7 @@ def test_learn_paper_review_writes_rules_and_metrics(tmp_path, shared_data):
         [
             "relational", "learn", "--dataset", "paper-review", "--fair", "rd<=0.1",
             "--prior", "eqodds=0.1", "--episodes", "2", "--out", str(out), "--json",
+            "--refine-seconds", "2",
         ],
     )  # fmt: skip
     assert res.exit_code == 0, res.output
@@ -133,3 +137,6 @@ def test_learn_paper_review_writes_rules_and_metrics(tmp_path, shared_data):
     assert rules
     assert len(payload["weights"]) == len(rules)
     assert (out / "history.csv").exists()
+    assert (out / "agent_rules.psl").read_text().splitlines()
+    assert payload["best_reward"] >= payload["agent_reward"]
+    assert payload["refine_seconds"] == 2.0

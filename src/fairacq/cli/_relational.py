@@ -257,11 +257,19 @@ def learn_cmd(
     preset: Annotated[str, typer.Option(help="authors or paper (see FairA3SL).")] = "authors",
     fold: Annotated[int, typer.Option(help="Fold (COMPAS, MovieLens) or sample - 1.")] = 0,
     seed: Annotated[int, typer.Option(help="Seed of the agent and weight learning.")] = 0,
+    refine_seconds: Annotated[
+        float | None,
+        typer.Option(
+            help="After the agent, polish its best rules by local search for this many "
+            "seconds (fairacq's addition; omit for the paper's algorithm)."
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the metrics as JSON.")] = False,
 ) -> None:
     """Learn fair rules with Fair-A3SL, then write the rules, weights and test metrics.
 
     Without --fair it learns Sensitive-A3SL (no constraint, the sensitive attribute allowed).
+    With --refine-seconds the agent's own best rules go to agent_rules.psl beside rules.psl.
     """
     from fairacq.relational import FairA3SL, evaluate_atoms
 
@@ -272,6 +280,8 @@ def learn_cmd(
             raise did_you_mean("dataset", dataset, _DATASETS, "fairacq relational learn --help")
     if episodes < 1:
         raise fail(f"--episodes must be >= 1, got {episodes}.")
+    if refine_seconds is not None and refine_seconds <= 0:
+        raise fail(f"--refine-seconds must be > 0, got {refine_seconds}.")
     specs, options = _parse_fair(fair)
     if options:
         raise fail("--fair of `learn` takes constraints only; the dataset defines the groups.")
@@ -296,6 +306,7 @@ def learn_cmd(
             n_episodes=episodes,
             fairness=tuple(specs) if specs else None,
             alpha_odds=alpha,
+            refine_seconds=refine_seconds,
             random_state=seed,
             **_learner_options(dataset, bool(specs)),
         ).fit(train)
@@ -303,6 +314,10 @@ def learn_cmd(
         metrics = evaluate_atoms(test, predictions)
         out.mkdir(parents=True, exist_ok=True)
         (out / "rules.psl").write_text("\n".join(learner.best_rules_) + "\n", encoding="utf-8")
+        if learner.refine_history_ is not None:
+            (out / "agent_rules.psl").write_text(
+                "\n".join(learner.agent_rules_) + "\n", encoding="utf-8"
+            )
         weights = [
             {"rule": r, "weight": float(r.split(":", 1)[0])}
             for r in learner.best_rules_
@@ -316,6 +331,11 @@ def learn_cmd(
             "alpha_odds": alpha,
             "episodes": episodes,
             "best_reward": learner.best_reward_,
+            "agent_reward": learner.agent_reward_,
+            "refine_seconds": refine_seconds,
+            "refine_moves": (
+                [] if learner.refine_history_ is None else learner.refine_history_["move"].tolist()
+            ),
             "weights": weights,
             "test_metrics": metrics,
         }
