@@ -544,7 +544,14 @@ def _reward_figure(result: ExperimentResult, title: str) -> Any:
     plot_traces(
         result.traces, "best_reward", ax=left, xlabel="episode", title="best reward so far"
     )
-    plot_traces(result.traces, "reward", ax=right, xlabel="episode", title="episode reward")
+    refined = any(name.endswith(_REFINED) for name in result.traces)
+    plot_traces(
+        result.traces,
+        "reward",
+        ax=right,
+        xlabel="episode" + (" (then local-search moves)" if refined else ""),
+        title="episode reward" + (" / accepted move" if refined else ""),
+    )
     fig.suptitle(title)
     return fig
 
