@@ -109,6 +109,10 @@ def test_configs_validate_and_are_registered():
     assert full.refine_seconds is not None
     # 2 workers: the 5 folds run in 3 rounds, each bounded by the agent's and the search's caps
     assert math.ceil(full.n_trials / 2) * (full.max_seconds + full.refine_seconds) < 25 * 60
+    assert A3slMovieLensConfig.full().eval_solver == "auto"
+    assert A3slCompasConfig.full().eval_solver == "admm"
+    with pytest.raises(InvalidParameterError, match="eval_solver"):
+        A3slCompasConfig(eval_solver="cvxpy")
     with pytest.raises(InvalidParameterError, match="refine_seconds"):
         A3slCompasConfig(refine_seconds=0.0)
     with pytest.raises(InvalidParameterError, match="variants"):
