@@ -333,23 +333,12 @@ class DADI(Strategy):
         if ckpt is not None:
             tensors, meta = ckpt
             self._check_checkpoint(meta, fingerprint, params)
-            trainer = JointTrainer(
-                agent, adversary, X_t, y_t, s_t, col_action, self.group_weights_, config,
-                joint_gen,
-            )  # fmt: skip
-            trainer.load_state_dict(tensors, meta["history"])
             pre_history = list(meta["pretrain_history"])
         elif pretrained is not None:
             self._check_pretrained(pretrained, fingerprint, params)
             agent.load_state_dict(pretrained.agent_.state_dict())
             adversary.load_state_dict(pretrained.adversary_.state_dict())
             pre_history = [dict(row) for row in pretrained.pretrain_history_]
-            trainer = JointTrainer(
-                agent, adversary, X_t, y_t, s_t, col_action, self.group_weights_, config,
-                joint_gen,
-            )  # fmt: skip
-            if self.checkpoint_dir is not None:
-                self._checkpoint(trainer, fingerprint, params, pre_history)
         else:
             lr = float(self.learning_rate)
             res_c = pretrain(
@@ -383,12 +372,13 @@ class DADI(Strategy):
                 name="adversary",
             )
             pre_history = res_c.history + res_a.history
-            trainer = JointTrainer(
-                agent, adversary, X_t, y_t, s_t, col_action, self.group_weights_, config,
-                joint_gen,
-            )  # fmt: skip
-            if self.checkpoint_dir is not None:
-                self._checkpoint(trainer, fingerprint, params, pre_history)
+        trainer = JointTrainer(
+            agent, adversary, X_t, y_t, s_t, col_action, self.group_weights_, config, joint_gen
+        )  # fmt: skip
+        if ckpt is not None:
+            trainer.load_state_dict(tensors, meta["history"])
+        elif self.checkpoint_dir is not None:
+            self._checkpoint(trainer, fingerprint, params, pre_history)
         while trainer.iteration < self.n_train_iter:
             trainer.train_iteration()
             if self.checkpoint_dir is not None and (

@@ -405,7 +405,11 @@ class FairA3SL(Strategy):
             self.best_clauses_, self.best_reward_ = refined.clauses, refined.reward
             self.refine_history_ = refined.history
         self.agent_rules_ = self._rules(scorer, space, self.agent_clauses_)
-        self.best_rules_ = self._rules(scorer, space, self.best_clauses_)
+        self.best_rules_ = (
+            self.agent_rules_
+            if self.best_clauses_ == self.agent_clauses_
+            else self._rules(scorer, space, self.best_clauses_)
+        )
         self.history_ = agent.history()
         return self
 

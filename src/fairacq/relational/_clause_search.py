@@ -113,8 +113,8 @@ def _moves(
             yield f"add {clause}", (*current, clause)
     else:
         for old in current:
+            rest = tuple(c for c in current if c != old)
             for clause in new:
-                rest = tuple(c for c in current if c != old)
                 yield f"replace {old} by {clause}", (*rest, clause)
 
 
