@@ -175,6 +175,30 @@ def test_adult_include_sensitive_features() -> None:
     assert np.array_equal(ds.X["sex=Male"].to_numpy(), (ds.sensitive["sex"] == "Male").to_numpy())
 
 
+def test_adult_datasift_authors_encoding() -> None:
+    ds = load_adult(encoding="datasift-authors")
+    names = ["age", "workclass", "education", "marital-status", "relationship", "race"]
+    assert ds.feature_names == [*names, "sex", "hours-per-week"]
+    assert all(cols == [name] for name, cols in ds.feature_groups.items())
+    raw = load_adult(include_sensitive_features=True)
+    assert np.array_equal(ds.y, raw.y)
+    assert np.array_equal(ds.X["sex"], raw.X["sex=Male"])
+    assert np.array_equal(
+        ds.X["relationship"], raw.X["relationship=Husband"] + raw.X["relationship=Wife"]
+    )
+    assert ds.X["education"].max() == 15
+    assert ds.X["workclass"].max() == 7
+    assert set(np.unique(ds.X["marital-status"])) == {0, 1, 2}
+    assert ds.X["age"].mean() == pytest.approx((raw.X["age"] >= 45).mean())
+    assert ds.metadata["encoding"] == "datasift-authors"
+    no_sens = load_adult(encoding="datasift-authors", include_sensitive_features=False)
+    assert no_sens.feature_names == [*names[:-1], "hours-per-week"]
+    # "?" levels get -1 when rows with a missing value are kept
+    assert load_adult(encoding="datasift-authors", drop_missing=False).X["workclass"].min() == -1
+    with pytest.raises(InvalidParameterError, match="'encoding' parameter of load_adult"):
+        load_adult(encoding="ordinal")  # type: ignore[arg-type]
+
+
 def test_adult_returns_fresh_datasets() -> None:
     first, second = load_adult(), load_adult(sensitive="race")
     assert first is not second

@@ -28,6 +28,7 @@ from fairacq._trace import Trace
 from fairacq.acquisition import PartitionDroppedWarning, make_acquirer
 from fairacq.data import FairDataset, load_dataset, split_datasift
 from fairacq.experiments._config import ExperimentConfig
+from fairacq.experiments._datasift_curves import area_under_curve, datasift_inf_check
 from fairacq.experiments._executor import Executor
 from fairacq.experiments._paper_numbers import table2_accuracy
 from fairacq.experiments._registry import ExperimentSpec, register
@@ -100,6 +101,9 @@ class DataSiftConfig(ExperimentConfig):
         Subsample each dataset to at most this many rows first (quick preset only).
     accuracy_weight : float
         Weight of the validation-loss influence in ``datasift-inf-acc``'s ranking.
+    adult_encoding : {"one-hot", "datasift-authors"}
+        Adult's features: one-hot (fairacq's default) or the authors' eight integer codes
+        (``fairacq.data.load_adult(encoding=...)``; paper 000, Table 1: 8 features).
     """
 
     QUICK: ClassVar[dict[str, Any]] = {"datasets": ("adult",), "n_trials": 2, "max_rows": 12_000}
@@ -116,15 +120,18 @@ class DataSiftConfig(ExperimentConfig):
     bias: str = "paper"
     max_rows: int | None = None
     accuracy_weight: float = 1.0
+    adult_encoding: str = "one-hot"
     title: str = "DataSift vs Random, Entropy, AutoData (Fig. 3)"
     experiment: str = "datasift-fig3"
 
 
 @functools.lru_cache(maxsize=8)
-def load_for_datasift(name: str) -> FairDataset:
+def load_for_datasift(name: str, adult_encoding: str = "one-hot") -> FairDataset:
     """Load ``name`` as paper 000 uses it (ACS: the union of the 14 offline states)."""
     if name.startswith("acs-"):
         return load_dataset(name, states=ACS_OFFLINE_STATES)
+    if name == "adult":
+        return load_dataset(name, encoding=adult_encoding)
     return load_dataset(name)
 
 
@@ -140,7 +147,8 @@ def split_for_experiment(
     config: DataSiftConfig, dataset: str, seed: np.random.SeedSequence
 ) -> Any:
     """DataSift's biased split of ``dataset`` for one trial (subsampled to ``max_rows``)."""
-    data = load_for_datasift(dataset)
+    # The ablation and scaling configs share max_rows and bias but keep Adult one-hot.
+    data = load_for_datasift(dataset, getattr(config, "adult_encoding", "one-hot"))
     sub_seed, split_seed = _fixed_children(seed, 2)
     if config.max_rows is not None and len(data) > config.max_rows:
         keep = np.random.default_rng(sub_seed).choice(len(data), config.max_rows, replace=False)
@@ -185,19 +193,6 @@ def _fixed_children(seed: np.random.SeedSequence, n: int) -> list[np.random.Seed
         np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 50_000 + i))
         for i in range(n)
     ]
-
-
-def area_under_curve(trace: Trace, column: str, budget: float) -> float:
-    """Mean of ``column`` over the budget (step function, carried to the full budget).
-
-    Lower is better for a fairness gap: a method that becomes fair early has a small area.
-    """
-    frame = trace.to_frame()
-    accepted = frame[frame["accepted"].astype(bool)]
-    x = np.append(accepted["cost"].to_numpy(dtype=float), budget)
-    y = accepted[column].to_numpy(dtype=float)
-    widths = np.diff(np.clip(x, 0, budget))
-    return float(np.sum(widths * y) / budget) if budget > 0 else float(y[-1])
 
 
 def run_datasift(config: DataSiftConfig, executor: Executor) -> ExperimentResult:
@@ -356,6 +351,15 @@ def _notes(config: DataSiftConfig, result: ExperimentResult) -> list[str]:
                 f"{dataset}/{learner}: mean |DP| over the budget (lower is better): "
                 f"{ranking}; best: {best}. {_claim(values)}"
             )
+            traces = {
+                name.rsplit("/", 1)[1]: ts
+                for name, ts in result.traces.items()
+                if name.startswith(f"{dataset}/{learner}/")
+            }
+            budget = float(next(iter(traces.values()))[0].meta["config"]["budget"])
+            check = datasift_inf_check(traces, f"test_{config.metric}", budget, config.tau)
+            if check:
+                notes.append(f"{dataset}/{learner}: {check}")
     return notes
 
 

@@ -43,6 +43,38 @@ _CATEGORICAL = [
 ]
 _SENSITIVE = ["sex", "race"]
 _PRIVILEGED = {"sex": "Male", "race": "White", "race_binary": "White"}
+_ENCODINGS = ["one-hot", "datasift-authors"]
+
+# The integer codes of the DataSift authors' public code (REPRODUCTION-NOTES, paper 000).
+_WORKCLASS_CODE = {
+    "Never-worked": 0,
+    "Without-pay": 1,
+    "State-gov": 2,
+    "Local-gov": 3,
+    "Federal-gov": 4,
+    "Self-emp-inc": 5,
+    "Self-emp-not-inc": 6,
+    "Private": 7,
+}
+_EDUCATION_CODE = {
+    level: code
+    for code, level in enumerate(
+        [
+            *("Preschool", "1st-4th", "5th-6th", "7th-8th", "9th", "10th", "11th", "12th"),
+            *("HS-grad", "Some-college", "Bachelors", "Prof-school", "Assoc-acdm", "Assoc-voc"),
+            *("Masters", "Doctorate"),
+        ]
+    )
+}
+_MARITAL_CODE = {
+    "Never-married": 0,
+    "Divorced": 1,
+    "Separated": 1,
+    "Widowed": 1,
+    "Married-civ-spouse": 2,
+    "Married-spouse-absent": 2,
+    "Married-AF-spouse": 2,
+}
 
 
 @functools.lru_cache(maxsize=1)
@@ -71,7 +103,8 @@ def load_adult(
     sensitive: str | Sequence[str] = "sex",
     split: Literal["all", "train", "test"] = "all",
     drop_missing: bool = True,
-    include_sensitive_features: bool = False,
+    include_sensitive_features: bool | None = None,
+    encoding: Literal["one-hot", "datasift-authors"] = "one-hot",
 ) -> FairDataset:
     """Load UCI Adult (bundled): predict whether income exceeds $50K.
 
@@ -81,6 +114,8 @@ def load_adult(
     favourable outcome); the test file's labels carry a trailing ``.``, which is removed.
     Categorical features are one-hot encoded; ``feature_groups`` maps each of the 12
     non-sensitive attributes to its columns, so one acquisition buys a whole attribute.
+    ``encoding="datasift-authors"`` gives instead the eight integer-coded features of the
+    DataSift authors' code (paper 000, Table 1: "8 features").
 
     Parameters
     ----------
@@ -94,8 +129,16 @@ def load_adult(
     drop_missing : bool, default=True
         Drop rows with a missing value (``?``), giving 45,222 rows for ``"all"``. When false,
         ``?`` becomes its own category ``"unknown"`` (48,842 rows).
-    include_sensitive_features : bool, default=False
-        Whether ``X`` also holds one-hot ``sex`` and ``race`` columns.
+    include_sensitive_features : bool or None, default=None
+        Whether ``X`` also holds ``sex`` and ``race`` columns (one-hot, or the 0/1 codes of
+        ``"datasift-authors"``). ``None`` means no for ``"one-hot"`` and yes for
+        ``"datasift-authors"``, whose model sees both, as in the authors' code.
+    encoding : {"one-hot", "datasift-authors"}, default="one-hot"
+        ``"datasift-authors"``: age >= 45, workclass and education as integer codes, marital
+        status in three levels (never married, formerly married, married), relationship
+        husband-or-wife, race White, sex Male (each 0/1) and hours-per-week > 40; occupation,
+        native country, capital gain and loss, fnlwgt and education-num are dropped. Every
+        column is its own feature group.
 
     Returns
     -------
@@ -111,6 +154,7 @@ def load_adult(
         For an unknown sensitive attribute.
     """
     check_option("load_adult", "split", split, ["all", "train", "test"])
+    check_option("load_adult", "encoding", encoding, _ENCODINGS)
     raw = _raw_adult()
     if drop_missing:
         raw = raw[~(raw[_COLUMNS] == "?").any(axis=1)]
@@ -131,7 +175,20 @@ def load_adult(
         }
     )
     meta = CATALOGUE["adult"].provenance()
-    meta.update(split=split, drop_missing=drop_missing, n_rows_file=48_842)
+    meta.update(split=split, drop_missing=drop_missing, n_rows_file=48_842, encoding=encoding)
+    if encoding == "datasift-authors":
+        with_sens = include_sensitive_features is not False
+        return build_dataset(
+            name="adult",
+            features=_datasift_authors_features(raw, with_sens),
+            categorical=[],
+            y=y,
+            sensitive_frame=sens,
+            sensitive=sensitive,
+            privileged_values=_PRIVILEGED,
+            metadata=meta,
+            include_sensitive_features=with_sens,
+        )
     return build_dataset(
         name="adult",
         features=features,
@@ -143,6 +200,28 @@ def load_adult(
         metadata=meta,
         sensitive_features=raw[_SENSITIVE],
         sensitive_categorical=_SENSITIVE,
-        include_sensitive_features=include_sensitive_features,
+        include_sensitive_features=bool(include_sensitive_features),
         categories=levels,
     )
+
+
+def _datasift_authors_features(raw: pd.DataFrame, with_sensitive: bool) -> pd.DataFrame:
+    """Build the eight integer-coded columns of the DataSift authors' Adult (``load_adult``)."""
+
+    def coded(column: str, codes: dict[str, int]) -> pd.Series:
+        # Unknown levels (only "?" with drop_missing=False) get -1.
+        return raw[column].map(codes).fillna(-1).astype(np.int64)
+
+    frame = pd.DataFrame(
+        {
+            "age": (raw["age"] >= 45).astype(np.int64),
+            "workclass": coded("workclass", _WORKCLASS_CODE),
+            "education": coded("education", _EDUCATION_CODE),
+            "marital-status": coded("marital-status", _MARITAL_CODE),
+            "relationship": raw["relationship"].isin(["Husband", "Wife"]).astype(np.int64),
+            "race": (raw["race"] == "White").astype(np.int64),
+            "sex": (raw["sex"] == "Male").astype(np.int64),
+            "hours-per-week": (raw["hours-per-week"] > 40).astype(np.int64),
+        }
+    )
+    return frame if with_sensitive else frame.drop(columns=["race", "sex"])
