@@ -111,3 +111,14 @@ def test_accuracy_aware_variant_runs_beside_the_paper_method(tmp_path):
     assert aware.meta["config"]["accuracy_weight"] == 2.0
     assert traces["datasift-inf"][0].meta["config"]["accuracy_weight"] == 0.0
     assert aware.to_frame()["test_accuracy"].notna().all()
+
+
+def test_adult_encoding_reaches_the_split():
+    from fairacq.experiments._datasift_tasks import load_for_datasift, split_for_experiment
+    from fairacq.experiments.datasift import Table2Config
+
+    assert load_for_datasift("adult", "datasift-authors").X.shape[1] == 8
+    config = Table2Config.preset_named("quick", adult_encoding="datasift-authors")
+    split = split_for_experiment(config, "adult", np.random.SeedSequence(0))
+    assert list(split.train.feature_names)[-1] == "hours-per-week"
+    assert split.train.X.shape[1] == 8

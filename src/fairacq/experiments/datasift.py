@@ -16,8 +16,6 @@ after every batch.
 from __future__ import annotations
 
 import functools
-import warnings
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -25,18 +23,23 @@ import numpy as np
 
 from fairacq._random import spawn_seeds
 from fairacq._trace import Trace
-from fairacq.acquisition import PartitionDroppedWarning, make_acquirer
-from fairacq.data import FairDataset, load_dataset, split_datasift
 from fairacq.experiments._config import ExperimentConfig
 from fairacq.experiments._datasift_curves import area_under_curve, datasift_inf_check
+from fairacq.experiments._datasift_tasks import (
+    ACS_OFFLINE_STATES,
+    Task,
+    load_for_datasift,
+    run_task,
+    split_for_experiment,
+)
 from fairacq.experiments._executor import Executor
 from fairacq.experiments._paper_numbers import table2_accuracy
 from fairacq.experiments._registry import ExperimentSpec, register
 from fairacq.experiments._result import ExperimentResult
-from fairacq.models import evaluate, make_learner
 from fairacq.reporting import new_figure, plot_traces
 
 __all__ = [
+    "ACS_OFFLINE_STATES",
     "DataSiftConfig",
     "Fig3Config",
     "Fig4Config",
@@ -48,23 +51,6 @@ __all__ = [
     "split_for_experiment",
 ]
 
-#: The 14 small states whose ACS files are offline (the paper uses California, §4.1.1).
-ACS_OFFLINE_STATES = (
-    "DE",
-    "HI",
-    "ID",
-    "ME",
-    "MT",
-    "ND",
-    "NE",
-    "NH",
-    "NM",
-    "RI",
-    "SD",
-    "VT",
-    "WV",
-    "WY",
-)
 #: Paper 000 Table 1's sensitive attribute for each dataset (loader defaults follow it).
 PAPER_DATASETS = (
     "adult",
@@ -125,87 +111,17 @@ class DataSiftConfig(ExperimentConfig):
     experiment: str = "datasift-fig3"
 
 
-@functools.lru_cache(maxsize=8)
-def load_for_datasift(name: str, adult_encoding: str = "one-hot") -> FairDataset:
-    """Load ``name`` as paper 000 uses it (ACS: the union of the 14 offline states)."""
-    if name.startswith("acs-"):
-        return load_dataset(name, states=ACS_OFFLINE_STATES)
-    if name == "adult":
-        return load_dataset(name, encoding=adult_encoding)
-    return load_dataset(name)
-
-
-@dataclass(frozen=True)
-class _Task:
-    dataset: str
-    learner: str
-    method: str
-    trial: int
-
-
-def split_for_experiment(
-    config: DataSiftConfig, dataset: str, seed: np.random.SeedSequence
-) -> Any:
-    """DataSift's biased split of ``dataset`` for one trial (subsampled to ``max_rows``)."""
-    # The ablation and scaling configs share max_rows and bias but keep Adult one-hot.
-    data = load_for_datasift(dataset, getattr(config, "adult_encoding", "one-hot"))
-    sub_seed, split_seed = _fixed_children(seed, 2)
-    if config.max_rows is not None and len(data) > config.max_rows:
-        keep = np.random.default_rng(sub_seed).choice(len(data), config.max_rows, replace=False)
-        data = data.subset(np.sort(keep))
-    return split_datasift(data, bias=config.bias, random_state=split_seed)  # type: ignore[arg-type]
-
-
-def _run_task(
-    config: DataSiftConfig, seeds: Sequence[np.random.SeedSequence], task: _Task
-) -> Trace | dict[str, float]:
-    seed = seeds[task.trial]
-    split = split_for_experiment(config, task.dataset, seed)
-    if task.method == "whole-pool":
-        model = make_learner(task.learner, random_state=int(seed.generate_state(1)[0]))
-        data = split.train.concat(split.pool)
-        model.fit(data.to_numpy(), data.y)
-        return evaluate(model, split.test, ["accuracy", config.metric])
-    budget = max(1, round(config.budget_fraction * len(split.pool)))
-    batch = max(1, round(config.batch_fraction * budget))
-    name, extra = task.method, {}
-    if task.method == "datasift-inf-acc":  # fairacq's accuracy-aware variant
-        name, extra = "datasift-inf", {"accuracy_weight": config.accuracy_weight}
-    acquirer = make_acquirer(
-        name,
-        **extra,
-        budget=budget,
-        batch_size=batch,
-        learner=task.learner,
-        metric=config.metric,
-        tau=config.tau,
-        alpha=config.alpha,
-        random_state=_fixed_children(seed, 3)[2],
-    )
-    with warnings.catch_warnings():
-        # dropped partitions are recorded in the trace's metadata and listed in the notes
-        warnings.simplefilter("ignore", PartitionDroppedWarning)
-        return acquirer.run(split.train, split.pool, validation=split.validation, test=split.test)
-
-
-def _fixed_children(seed: np.random.SeedSequence, n: int) -> list[np.random.SeedSequence]:
-    return [
-        np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 50_000 + i))
-        for i in range(n)
-    ]
-
-
 def run_datasift(config: DataSiftConfig, executor: Executor) -> ExperimentResult:
     """Run every (dataset, learner, method, trial) and summarise against the paper."""
     seeds = spawn_seeds(config.seed, config.n_trials)
     tasks = [
-        _Task(d, lrn, m, t)
+        Task(d, lrn, m, t)
         for d in config.datasets
         for lrn in config.learners
         for m in (*config.methods, "whole-pool")
         for t in range(config.n_trials)
     ]
-    outputs = executor.map(functools.partial(_run_task, config, seeds), tasks)
+    outputs = executor.map(functools.partial(run_task, config, seeds), tasks)
     fair_col = f"test_{config.metric}"
     result = ExperimentResult(
         experiment=config.experiment,

@@ -22,10 +22,10 @@ import numpy as np
 from fairacq._random import child_seeds, spawn_seeds
 from fairacq.acquisition import PartitionDroppedWarning, make_acquirer
 from fairacq.experiments._config import ExperimentConfig
+from fairacq.experiments._datasift_tasks import split_for_experiment
 from fairacq.experiments._executor import Executor
 from fairacq.experiments._registry import ExperimentSpec, register
 from fairacq.experiments._result import ExperimentResult
-from fairacq.experiments.datasift import split_for_experiment
 from fairacq.reporting import new_figure
 
 __all__ = ["AblationConfig", "run_ablation"]
