@@ -15,6 +15,7 @@ from fairacq.experiments.dadi import (
     DadiFig2SecondConfig,
     one_third_check,
     resolve_second_dataset,
+    reward_comparison_note,
 )
 
 
@@ -33,6 +34,7 @@ def test_quick_writes_every_output(quick):
     assert "Check (issue 6)" in summary
     assert "Front comparison, DADI (both rewards) against static selection (lr)" in summary
     assert "Paper: Increasing 1 - gamma" in summary
+    assert "Eq. (2) reward on the test part under each agent's own networks" in summary
     data = json.loads((out / "summary.json").read_text())
     assert data["meta"]["dataset"] == "adult"
 
@@ -58,6 +60,13 @@ def test_quick_rows_cover_the_grid(quick):
     base = pd.DataFrame(res.meta["per_fold_baselines"])
     static = base[base["method"] == "static-lr"]
     assert len(static) == config.n_trials * len(config.lams)
+    # every agent is compared, on its own objective, with every static subset and both ends
+    cols = ["reward_policy", "reward_all", "reward_none", "reward_static_best"]
+    assert agents[cols].notna().all().all()
+    assert set(agents["reward_static_best_lam"]) <= set(config.lams)
+    # the static front the agents are compared with is the one reported for the classifier
+    agent_static = base[base["method"] == "static-dadi-classifier"]
+    assert len(agent_static) == config.n_trials * len(config.lams)
     # the no-sensitive baseline drops exactly the sensitive attribute's group
     assert set(base.loc[base["method"] == "lr-no-sensitive", "groups"]) == {"sex"}
 
@@ -71,6 +80,24 @@ def test_quick_direction_high_gamma_is_fairer(quick):
     # gamma = 0.9 (1 - gamma = 0.1): the adversary's weight dominates
     assert med.loc[0.1, "disparity"] < lr_full
     assert med.loc[0.1, "groups_acquired"] <= med.loc[0.9, "groups_acquired"]
+
+
+def test_reward_comparison_note() -> None:
+    agents = pd.DataFrame(
+        {
+            "reward_policy": [0.05, 0.02],
+            "reward_static_best": [0.01, 0.01],
+            "reward_all": [-0.2, -0.1],
+            "reward_none": [-0.02, -0.03],
+        }
+    )
+    text = reward_comparison_note(agents)
+    assert "for 2 of 2 agents" in text
+    assert "not the optimiser" in text
+    assert "its policy +0.0350" in text
+    agents.loc[1, "reward_policy"] = 0.0
+    text = reward_comparison_note(agents)
+    assert "for 1 agent(s) one static subset would earn more" in text
 
 
 def test_one_third_check() -> None:

@@ -100,6 +100,32 @@ def test_quick_end_to_end_on_adult(adult, fitted):
     np.testing.assert_allclose(g.sum(axis=1), 1.0)
 
 
+def test_rewards_are_eq2_of_the_models_networks(adult, fitted):
+    from fairacq.features._rewards import terminal_reward
+
+    X, y, s = adult.X.iloc[:60], adult.y[:60], np.asarray(adult.s)[:60]
+    mask = fitted.acquisition_mask(X)
+    expected = terminal_reward(
+        fitted.predict_proba(X, mask=mask),
+        y,
+        fitted.predict_group_proba(X, mask=mask),
+        s,
+        gamma=0.5,
+        kind=fitted.reward,
+        weights=fitted.group_weights_,
+    )
+    np.testing.assert_allclose(fitted.rewards(X, y, s), expected)
+    # a static subset for everybody: revealing nothing pays no classification skill
+    nothing = fitted.rewards(X, y, s, mask=np.zeros(X.shape[1], dtype=bool))
+    everything = fitted.rewards(X, y, s, mask=np.ones(X.shape[1], dtype=bool))
+    assert nothing.shape == everything.shape == (60,)
+    assert not np.allclose(nothing, everything)
+    with pytest.raises(InvalidDataError, match="one label and one group code per row"):
+        fitted.rewards(X, y[:10], s)
+    with pytest.raises(NotFittedError):
+        DADI().rewards(X, y, s)
+
+
 def test_env_of_a_fitted_model_passes_the_checker(adult, fitted):
     env = fitted.make_env(adult.subset(np.arange(100)))
     check_env(env, skip_render_check=True)

@@ -22,7 +22,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 import torch
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from fairacq._base import Strategy
 from fairacq._io import read_json, write_json
@@ -46,7 +46,7 @@ from fairacq.features._qlearning import (
     load_tensors,
     save_checkpoint,
 )
-from fairacq.features._rewards import REWARDS, group_weights
+from fairacq.features._rewards import REWARDS, group_weights, terminal_reward
 
 __all__ = ["DADI", "Acquisition"]
 
@@ -685,7 +685,7 @@ class DADI(Strategy):
         with torch.no_grad():
             for start in range(0, len(frame), _CHUNK):
                 X_t = self._scaled_tensor(arr[start : start + _CHUNK])
-                m_t = torch.as_tensor(np.ascontiguousarray(m[start : start + _CHUNK]))
+                m_t = torch.from_numpy(np.array(m[start : start + _CHUNK]))
                 out[start : start + _CHUNK] = torch.sigmoid(self.agent_.logit(X_t, m_t)).numpy()
         return out
 
@@ -703,10 +703,64 @@ class DADI(Strategy):
         m = np.broadcast_to(m, (len(frame), len(self.columns_)))
         _, arr = self._values(frame, where, mask=m)
         with torch.no_grad():
-            logits = self.adversary_(
-                self._scaled_tensor(arr), torch.as_tensor(np.ascontiguousarray(m))
-            )
+            logits = self.adversary_(self._scaled_tensor(arr), torch.from_numpy(np.array(m)))
         return logits_to_group_proba(logits, self.n_groups_).double().numpy()
+
+    def rewards(
+        self,
+        X: pd.DataFrame,
+        y: ArrayLike,
+        s: ArrayLike,
+        *,
+        mask: NDArray[np.bool_] | None = None,
+    ) -> NDArray[np.float64]:
+        """Return eq. (2)'s terminal reward of each row under this model's networks.
+
+        What the agent is trained to maximise, for its own policy (``mask=None``) or for any
+        other feature sets, e.g. one static subset for everybody: comparing the two tells
+        whether a policy falls short of its objective or the objective of a goal.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            Rows with the model's columns.
+        y : array-like of shape (n,)
+            True labels.
+        s : array-like of shape (n,)
+            Group codes, as in the training data.
+        mask : ndarray of bool, shape (n, n_columns) or (n_columns,), or None, default=None
+            The revealed columns; ``None`` uses the greedy policy's.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            ``-(1 - gamma) L_C + gamma L_A`` with the model's ``gamma`` and adversary reward.
+
+        Raises
+        ------
+        NotFittedError
+            Before :meth:`fit`.
+        InvalidDataError
+            For missing columns, NaN values that are used, a mask of the wrong shape, or
+            ``y`` / ``s`` of another length than ``X``.
+        """
+        self._check_fitted()
+        m = self.acquisition_mask(X) if mask is None else np.asarray(mask, dtype=bool)
+        y_arr, s_arr = np.asarray(y).reshape(-1), np.asarray(s).reshape(-1)
+        if not len(y_arr) == len(s_arr) == len(X):
+            raise InvalidDataError(
+                f"DADI.rewards: X has {len(X)} rows but y has {len(y_arr)} and s "
+                f"{len(s_arr)}; pass one label and one group code per row."
+            )
+        return terminal_reward(
+            self.predict_proba(X, mask=m),
+            y_arr,
+            self.predict_group_proba(X, mask=m),
+            s_arr,
+            gamma=float(self.gamma),
+            kind=self.reward,
+            weights=self.group_weights_,
+        )
 
     def make_env(self, dataset: Any) -> DADIEnv:
         """Return a :class:`DADIEnv` over ``dataset`` rewarded by this model's networks.
