@@ -326,16 +326,18 @@ def _agent_static_front(
     return cast(pd.DataFrame, _remember(_STATIC, key, front))
 
 
-def _reward_comparison(agent: Any, test: FairDataset, front: pd.DataFrame) -> dict[str, Any]:
+def _reward_comparison(
+    agent: Any, test: FairDataset, front: pd.DataFrame, policy_mask: np.ndarray
+) -> dict[str, Any]:
     """Return mean eq. (2) rewards on ``test`` under the agent's own networks.
 
-    For its policy, every feature, none, and the best subset of the static front (one subset
-    for everybody).
+    For its policy (the columns ``policy_mask`` reveals), every feature, none, and the best
+    subset of the static front (one subset for everybody).
     """
     y, s = test.y, np.asarray(test.s)
 
     def mean_reward(group_mask: Any = None) -> float:
-        mask = None if group_mask is None else column_mask(test, group_mask)
+        mask = policy_mask if group_mask is None else column_mask(test, group_mask)
         return float(np.mean(agent.rewards(test.X, y, s, mask=mask)))
 
     names = np.array(list(test.feature_groups))
@@ -370,8 +372,8 @@ def _dadi_task(
     agent.fit(train, validation=validation, pretrained=pretrained)
     fit_s = time.perf_counter() - start - pretrain_s
     auc, disp = score_predictions(test.y, agent.predict_proba(test.X), test.s)
-    rewards = _reward_comparison(agent, test, _agent_static_front(config, seeds, fold))
     mask = np.asarray(agent.acquisition_mask(test.X), dtype=bool)
+    rewards = _reward_comparison(agent, test, _agent_static_front(config, seeds, fold), mask)
     groups = train.feature_groups
     names = list(test.feature_names)
     acquired = np.column_stack(
