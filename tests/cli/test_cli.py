@@ -346,3 +346,17 @@ def test_acquire_accuracy_weight(tmp_path):
     bad = _run(*args, "--method", "random", "--accuracy-weight", "1", "--out", str(tmp_path))
     assert bad.exit_code == 2
     assert "only datasift-inf" in bad.output
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_acquire_partial_refit(tmp_path):
+    from fairacq import Trace
+
+    args = ["acquire", "--dataset", "german", "--method", "random", "--model", "mlp"]
+    args += ["--budget", "0.3", "--batch", "0.25", "--out", str(tmp_path)]
+    ok = _run(*args, "--refit", "partial")
+    assert ok.exit_code == 0, ok.output
+    assert Trace.load(tmp_path / "trace").meta["refit_used"] == "partial"
+    bad = _run(*args, "--refit", "warm")
+    assert bad.exit_code == 2
+    assert "'refit' parameter" in bad.output

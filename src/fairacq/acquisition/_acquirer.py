@@ -27,7 +27,14 @@ from fairacq.acquisition._pool_source import InMemoryPool, PoolSource, as_pool_s
 from fairacq.data import FairDataset
 from fairacq.exceptions import BudgetError, InvalidDataError
 from fairacq.metrics import available
-from fairacq.models import DEFAULT_METRICS, available_learners, evaluate, make_learner
+from fairacq.models import (
+    DEFAULT_METRICS,
+    available_learners,
+    evaluate,
+    learner_spec,
+    make_learner,
+    partial_update,
+)
 
 __all__ = ["Acquirer", "AcquisitionState", "Proposal"]
 
@@ -106,6 +113,13 @@ class Acquirer(Strategy):
         (0 disables it).
     max_evaluations : int or None
         Cap on the batches evaluated (None: ``ceil(pool cost / batch size)``).
+    refit : {"scratch", "partial"}
+        How a candidate model learns a batch. ``"scratch"`` (the paper's text) retrains on
+        the training rows plus the batch. ``"partial"`` (the authors' public code) updates a
+        copy of the current model with one ``partial_fit`` pass over the batch's rows only,
+        for learners that have one (``LearnerSpec.partial_fit``: the MLP); the others are
+        still retrained from scratch, as the authors' code does for trees. The trace records
+        which was used (``meta["refit_used"]``).
     random_state : int, Generator, SeedSequence or None
         Controls every random draw.
     """
@@ -118,6 +132,7 @@ class Acquirer(Strategy):
         "track": [list, tuple],
         "tau": [Interval(float, 0, None, closed="left")],
         "max_evaluations": [Interval(int, 1, None, closed="left"), None],
+        "refit": [Options({"scratch", "partial"})],
         "random_state": ["random_state"],
     }
 
@@ -131,6 +146,7 @@ class Acquirer(Strategy):
         track: Sequence[str] = DEFAULT_METRICS,
         tau: float = 0.0,
         max_evaluations: int | None = None,
+        refit: str = "scratch",
         random_state: Any = None,
     ) -> None:
         self.budget = budget
@@ -140,6 +156,7 @@ class Acquirer(Strategy):
         self.track = track
         self.tau = tau
         self.max_evaluations = max_evaluations
+        self.refit = refit
         self.random_state = random_state
 
     # -- hooks a method implements ---------------------------------------------------------
@@ -259,22 +276,37 @@ class Acquirer(Strategy):
             cost_model="uniform" if costs is None else "per-row",
         )
 
+        incremental = self.refit == "partial" and learner_spec(self.learner).partial_fit
+
         def fit(data: FairDataset) -> Any:
             return make_learner(self.learner, random_state=learner_seed).fit(
                 data.to_numpy(), data.y
             )
 
+        def learn(model: Any, data: FairDataset, batch_rows: FairDataset) -> Any:
+            """Return the model after ``batch_rows`` joined ``data`` (its last rows)."""
+            if incremental:
+                return partial_update(model, batch_rows.to_numpy(), batch_rows.y)
+            return fit(data)
+
         available_mask = np.ones(len(source), dtype=bool)
         spent = 0.0
         current = train
+        replayed: list[FairDataset] = []
         if continue_from is not None:
             for row in continue_from.to_frame().to_dict("records"):
                 if row.get("accepted") and row.get("step", 0) > 0:
                     batch = np.asarray(_as_list(row.get("batch")), dtype=np.int64)
                     available_mask[batch] = False
                     spent += float(cost_arr[batch].sum())
-                    current = current.concat(source.take(batch))
-        model = fit(current)
+                    replayed.append(source.take(batch))
+                    current = current.concat(replayed[-1])
+        if incremental:  # replay the updates in order: the model depends on its history
+            model = fit(train)
+            for batch_rows in replayed:
+                model = partial_update(model, batch_rows.to_numpy(), batch_rows.y)
+        else:
+            model = fit(current)
         val = evaluate(model, validation, metrics)
         fairness = abs(val[self.metric])
         state = AcquisitionState(
@@ -328,9 +360,10 @@ class Acquirer(Strategy):
                 break
             state.evaluation += 1
             batch_cost = float(cost_arr[batch].sum())
-            candidate_data = state.train.concat(source.take(batch))
+            batch_rows = source.take(batch)
+            candidate_data = state.train.concat(batch_rows)
             clock = time.perf_counter()
-            candidate = fit(candidate_data)
+            candidate = learn(state.model, candidate_data, batch_rows)
             timings["fit_s"] += time.perf_counter() - clock
             cand_val = evaluate(candidate, validation, metrics)
             new_fairness = abs(cand_val[self.metric])
@@ -368,7 +401,12 @@ class Acquirer(Strategy):
         self.n_evaluations_ = state.evaluation
         self.model_ = state.model
         self.timings_ = timings
-        return rec.finish(stop_reason=self.stop_reason_, timings=timings, **self._run_meta())
+        return rec.finish(
+            stop_reason=self.stop_reason_,
+            timings=timings,
+            refit_used="partial" if incremental else "scratch",
+            **self._run_meta(),
+        )
 
     # -- helpers ---------------------------------------------------------------------------
     def _config(self) -> dict[str, Any]:

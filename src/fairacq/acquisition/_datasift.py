@@ -137,6 +137,10 @@ class DataSiftAcquirer(Acquirer):
         DataSift-Inf only (fairacq's accuracy-aware variant, not in the paper): weight of the
         predicted decrease of the validation log-loss beside the predicted fairness
         improvement when rows are ranked (both standardised). 0 is the paper's ranking.
+    refit : {"scratch", "partial"}, default="scratch"
+        Retrain on all rows after a batch (the paper) or update the model with the batch
+        only where the learner has ``partial_fit`` (the authors' code; see
+        :class:`~fairacq.acquisition.Acquirer`).
     random_state : int, Generator, SeedSequence or None, default=None
         Controls partitioning, batch draws and the learner.
 
@@ -186,6 +190,7 @@ class DataSiftAcquirer(Acquirer):
         max_partitions: int | None = None,
         k_selection: str = "min",
         accuracy_weight: float = 0.0,
+        refit: str = "scratch",
         random_state: Any = None,
     ) -> None:
         super().__init__(
@@ -196,6 +201,7 @@ class DataSiftAcquirer(Acquirer):
             track=track,
             tau=tau,
             max_evaluations=max_evaluations,
+            refit=refit,
             random_state=random_state,
         )
         self.alpha = alpha

@@ -39,7 +39,7 @@ class EntropyAcquirer(Acquirer):
 
     Parameters
     ----------
-    budget, batch_size, learner, metric, track, tau, max_evaluations, random_state
+    budget, batch_size, learner, metric, track, tau, max_evaluations, refit, random_state
         As :class:`~fairacq.acquisition.RandomAcquirer`; ties are broken at random.
     """
 

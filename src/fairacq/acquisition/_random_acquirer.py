@@ -31,6 +31,9 @@ class RandomAcquirer(Acquirer):
         Stop once the validation fairness is below ``tau`` (0: never).
     max_evaluations : int or None, default=None
         Cap on batches evaluated.
+    refit : {"scratch", "partial"}, default="scratch"
+        Retrain on all rows after each batch, or update the model with the batch only where
+        the learner has ``partial_fit`` (see :class:`~fairacq.acquisition.Acquirer`).
     random_state : int, Generator, SeedSequence or None, default=None
         Controls the draws and the learner.
 

@@ -88,6 +88,13 @@ def acquire_cmd(
         ),
     ] = 0.0,
     bias: Annotated[str, typer.Option(help="Biased training sample: paper or authors.")] = "paper",
+    refit: Annotated[
+        str,
+        typer.Option(
+            help="scratch: retrain after every batch (the paper); partial: update learners "
+            "with partial_fit (mlp) with the batch only (the authors' code)."
+        ),
+    ] = "scratch",
     seed: Annotated[int, typer.Option(help="Seed.")] = 0,
     pool: Annotated[Path | None, typer.Option(help="Your own pool (.parquet or .csv).")] = None,
     train: Annotated[Path | None, typer.Option(help="Your own training split.")] = None,
@@ -190,6 +197,7 @@ def acquire_cmd(
             tau=tau,
             alpha=alpha,
             accuracy_weight=accuracy_weight,
+            refit=refit,
             random_state=seed,
         )
         with (

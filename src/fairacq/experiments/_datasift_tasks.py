@@ -102,6 +102,7 @@ def run_task(
         metric=config.metric,
         tau=config.tau,
         alpha=config.alpha,
+        refit=config.refit,
         random_state=_fixed_children(seed, 3)[2],
     )
     with warnings.catch_warnings():

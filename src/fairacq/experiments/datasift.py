@@ -90,6 +90,10 @@ class DataSiftConfig(ExperimentConfig):
     adult_encoding : {"one-hot", "datasift-authors"}
         Adult's features: one-hot (fairacq's default) or the authors' eight integer codes
         (``fairacq.data.load_adult(encoding=...)``; paper 000, Table 1: 8 features).
+    refit : {"scratch", "partial"}
+        Retrain after every batch (the paper's text) or update learners that have
+        ``partial_fit`` (the MLP) with the batch only, as the authors' code does
+        (:class:`~fairacq.acquisition.Acquirer`).
     """
 
     QUICK: ClassVar[dict[str, Any]] = {"datasets": ("adult",), "n_trials": 2, "max_rows": 12_000}
@@ -107,6 +111,7 @@ class DataSiftConfig(ExperimentConfig):
     max_rows: int | None = None
     accuracy_weight: float = 1.0
     adult_encoding: str = "one-hot"
+    refit: str = "scratch"
     title: str = "DataSift vs Random, Entropy, AutoData (Fig. 3)"
     experiment: str = "datasift-fig3"
 

@@ -2,13 +2,15 @@
 
 :func:`make_learner` builds logistic regression, a linear SVM with probabilities, a 10-unit
 MLP, a decision tree or a random forest by name, seeded from one ``random_state`` and with warm
-starts where the learner allows them. :func:`evaluate` scores a fitted model on a
+starts where the learner allows them; :func:`partial_update` updates a fitted one with new rows
+only where it has ``partial_fit``. :func:`evaluate` scores a fitted model on a
 :class:`~fairacq.data.FairDataset` with any registered metrics, and :func:`audit` trains a
 baseline on a stratified split and reports its per-group table and fairness metrics.
 """
 
 from fairacq.models._audit import AuditReport, audit
 from fairacq.models._evaluate import DEFAULT_METRICS, evaluate, predict_scores
+from fairacq.models._partial import partial_update
 from fairacq.models._registry import (
     LearnerSpec,
     available_learners,
@@ -25,5 +27,6 @@ __all__ = [
     "evaluate",
     "learner_spec",
     "make_learner",
+    "partial_update",
     "predict_scores",
 ]

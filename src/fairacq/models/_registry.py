@@ -35,12 +35,16 @@ class LearnerSpec:
         Whether a refit can start from the previous solution.
     build : callable
         ``build(seed, warm_start, **params)`` returning the unscaled classifier.
+    partial_fit : bool
+        Whether a fitted model can learn from new rows only
+        (:func:`~fairacq.models.partial_update`).
     """
 
     name: str
     description: str
     warm_start: bool
     build: Callable[..., Any]
+    partial_fit: bool = False
 
 
 def _lr(seed: int, warm_start: bool, **params: Any) -> Any:
@@ -87,7 +91,11 @@ _REGISTRY: dict[str, LearnerSpec] = {
             "linear_svm", "Linear SVM with Platt-scaled probabilities: paper 000.", False, _svm
         ),
         LearnerSpec(
-            "mlp", "One-hidden-layer MLP with 10 units (ReLU, Adam): paper 000.", True, _mlp
+            "mlp",
+            "One-hidden-layer MLP with 10 units (ReLU, Adam): paper 000.",
+            True,
+            _mlp,
+            partial_fit=True,
         ),
         LearnerSpec(
             "decision_tree", "CART decision tree (min 5 rows per leaf): paper 003.", False, _tree
