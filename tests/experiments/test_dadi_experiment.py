@@ -13,6 +13,7 @@ from fairacq.experiments import get_experiment, run_experiment
 from fairacq.experiments.dadi import (
     DadiFig2Config,
     DadiFig2SecondConfig,
+    leakage_note,
     one_third_check,
     resolve_second_dataset,
     reward_comparison_note,
@@ -35,6 +36,7 @@ def test_quick_writes_every_output(quick):
     assert "Front comparison, DADI (both rewards) against static selection (lr)" in summary
     assert "Paper: Increasing 1 - gamma" in summary
     assert "Eq. (2) reward on the test part under each agent's own networks" in summary
+    assert "Leakage of the revealed features about the group" in summary
     data = json.loads((out / "summary.json").read_text())
     assert data["meta"]["dataset"] == "adult"
 
@@ -64,6 +66,10 @@ def test_quick_rows_cover_the_grid(quick):
     cols = ["reward_policy", "reward_all", "reward_none", "reward_static_best"]
     assert agents[cols].notna().all().all()
     assert set(agents["reward_static_best_lam"]) <= set(config.lams)
+    # and its adversary with a fresh one on the same revealed values
+    leak = ["adversary_auc_joint", "adversary_auc_fresh", "adversary_auc_fresh_all"]
+    assert agents[leak].apply(lambda c: c.between(0, 1)).all().all()
+    assert (agents["adversary_auc_fresh_all"] > 0.8).all()  # Adult's features give sex away
     # the static front the agents are compared with is the one reported for the classifier
     agent_static = base[base["method"] == "static-dadi-classifier"]
     assert len(agent_static) == config.n_trials * len(config.lams)
@@ -80,6 +86,22 @@ def test_quick_direction_high_gamma_is_fairer(quick):
     # gamma = 0.9 (1 - gamma = 0.1): the adversary's weight dominates
     assert med.loc[0.1, "disparity"] < lr_full
     assert med.loc[0.1, "groups_acquired"] <= med.loc[0.9, "groups_acquired"]
+
+
+def test_leakage_note() -> None:
+    agents = pd.DataFrame(
+        {
+            "adversary_auc_joint": [0.55, 0.60],
+            "adversary_auc_fresh": [0.58, 0.62],
+            "adversary_auc_fresh_all": [0.9, 0.9],
+            "prediction_group_auc": [0.6, 0.6],
+        }
+    )
+    text = leakage_note(agents)
+    assert "the jointly trained adversary 0.575" in text
+    assert "no agent's adversary falls more than 0.05 AUC short" in text
+    agents.loc[0, "adversary_auc_fresh"] = 0.70
+    assert "for 1 of 2 agents a fresh adversary" in leakage_note(agents)
 
 
 def test_reward_comparison_note() -> None:

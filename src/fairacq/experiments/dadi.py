@@ -48,6 +48,7 @@ from fairacq.features._baselines import (
     sensitive_feature_groups,
     static_selection_front,
 )
+from fairacq.features._leakage import group_auc, leakage_audit
 from fairacq.metrics import pareto_front
 from fairacq.reporting import new_figure, plot_median_band, plot_pareto_fronts
 
@@ -374,6 +375,7 @@ def _dadi_task(
     auc, disp = score_predictions(test.y, agent.predict_proba(test.X), test.s)
     mask = np.asarray(agent.acquisition_mask(test.X), dtype=bool)
     rewards = _reward_comparison(agent, test, _agent_static_front(config, seeds, fold), mask)
+    leakage = _leakage(agent, test, mask)
     groups = train.feature_groups
     names = list(test.feature_names)
     acquired = np.column_stack(
@@ -392,6 +394,27 @@ def _dadi_task(
         "pretrain_s": pretrain_s,
         "fit_s": fit_s,
         **rewards,
+        **leakage,
+    }
+
+
+def _leakage(agent: Any, test: FairDataset, policy_mask: np.ndarray) -> dict[str, float]:
+    """Group AUC of the joint adversary and of fresh ones on what the policy reveals.
+
+    ``adversary_auc_fresh_all`` is the fresh adversary given every feature (how recoverable
+    the group is at all); ``prediction_group_auc`` is the AUC of the classifier's own score
+    for the group (two groups; 0.5 = no disparity in scores).
+    """
+    s, values = np.asarray(test.s), test.to_numpy()
+    fresh = leakage_audit(values, s, policy_mask)
+    proba = agent.predict_proba(test.X, mask=policy_mask)
+    return {
+        "adversary_auc_joint": group_auc(s, agent.predict_group_proba(test.X, mask=policy_mask)),
+        "adversary_auc_fresh": fresh.auc,
+        "adversary_acc_fresh": fresh.accuracy,
+        "group_majority": fresh.majority,
+        "adversary_auc_fresh_all": leakage_audit(values, s, True).auc,
+        "prediction_group_auc": group_auc(s, proba) if np.unique(s).size == 2 else np.nan,
     }
 
 
@@ -627,7 +650,45 @@ def _notes(
         )
     if "reward_policy" in agents:
         notes.append(reward_comparison_note(agents))
+    if "adversary_auc_fresh" in agents:
+        notes.append(leakage_note(agents))
     return notes
+
+
+def leakage_note(agents: pd.DataFrame) -> str:
+    """Say whether the jointly trained adversary saw what a fresh one finds in the policy.
+
+    Parameters
+    ----------
+    agents : pandas.DataFrame
+        One row per agent with ``adversary_auc_joint``, ``adversary_auc_fresh``,
+        ``adversary_auc_fresh_all`` and ``prediction_group_auc``.
+
+    Returns
+    -------
+    str
+        Medians and how many agents' adversaries fell more than 0.05 AUC short.
+    """
+    gap = agents["adversary_auc_fresh"] - agents["adversary_auc_joint"]
+    weak = int((gap > 0.05).sum())
+    n = len(agents)
+    verdict = (
+        f"for {weak} of {n} agents a fresh adversary recovers the group from the revealed "
+        "values better than the one the agent was trained against (by more than 0.05 AUC): "
+        "there the policy hides the attribute from its own adversary only, and eq. (2)'s "
+        "reward overstates its fairness"
+        if weak
+        else "no agent's adversary falls more than 0.05 AUC short of a fresh one: the policy "
+        "hides what can be hidden from a logistic-regression adversary too"
+    )
+    return (
+        "Leakage of the revealed features about the group (test part, median over agents, "
+        "group ROC AUC; 0.5 = nothing): the jointly trained adversary "
+        f"{agents['adversary_auc_joint'].median():.3f}, a fresh cross-validated logistic "
+        f"regression on the same revealed values {agents['adversary_auc_fresh'].median():.3f} "
+        f"(on every feature {agents['adversary_auc_fresh_all'].median():.3f}); the "
+        f"classifier's score itself {agents['prediction_group_auc'].median():.3f}. {verdict}."
+    )
 
 
 def reward_comparison_note(agents: pd.DataFrame) -> str:

@@ -8,7 +8,9 @@ adversary's cross-entropy or group-normalised L1 loss). Entry points: :class:`DA
 ``transform`` a table), :class:`DADIEnv` (the MDP as a gymnasium environment for other
 agents), :class:`ActionSpace` (feature groups as actions), the reward functions, and the baselines
 that show why dynamic acquisition matters (:func:`static_selection_front`,
-:func:`fixed_subset_baselines`) with :func:`compare_fronts` for AUC-disparity fronts.
+:func:`fixed_subset_baselines`) with :func:`compare_fronts` for AUC-disparity fronts, and
+:func:`leakage_audit`, a fresh adversary's view of what a revealed feature set tells about the
+group.
 
 Importing this package is cheap: the torch- and gymnasium-based names (:class:`DADI`,
 :class:`DADIEnv`, the networks) load on first access.
@@ -32,6 +34,7 @@ from fairacq.features._baselines import (
     sensitive_feature_groups,
     static_selection_front,
 )
+from fairacq.features._leakage import LeakageAudit, group_auc, leakage_audit
 from fairacq.features._pareto import FrontComparison, compare_fronts
 from fairacq.features._rewards import (
     REWARDS,
@@ -57,6 +60,7 @@ __all__ = [
     "AgentScorer",
     "DADIEnv",
     "FrontComparison",
+    "LeakageAudit",
     "LearnerScorer",
     "SetEncoder",
     "StaticSelection",
@@ -67,7 +71,9 @@ __all__ = [
     "compare_fronts",
     "fixed_subset_baselines",
     "greedy_fair_selection",
+    "group_auc",
     "group_weights",
+    "leakage_audit",
     "score_predictions",
     "sensitive_feature_groups",
     "static_selection_front",
