@@ -46,7 +46,7 @@ def partial_update(model: Any, X: ArrayLike, y: ArrayLike) -> Any:
     >>> from fairacq.models import make_learner
     >>> ds = load_toy()
     >>> X = ds.to_numpy()
-    >>> model = make_learner("mlp", random_state=0, max_iter=50).fit(X[:100], ds.y[:100])
+    >>> model = make_learner("mlp", random_state=0, max_iter=2000).fit(X[:100], ds.y[:100])
     >>> updated = partial_update(model, X[100:], ds.y[100:])
     >>> updated is model
     False
