@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from fairacq.experiments import LocalExecutor, run_experiment
-from fairacq.experiments.datasift import area_under_curve
+from fairacq.experiments.datasift import area_under_curve, dropped_partition_notes
 
 
 @pytest.fixture(scope="module")
@@ -122,3 +123,25 @@ def test_adult_encoding_reaches_the_split():
     split = split_for_experiment(config, "adult", np.random.SeedSequence(0))
     assert list(split.train.feature_names)[-1] == "hours-per-week"
     assert split.train.X.shape[1] == 8
+
+
+def test_dropped_partition_notes_name_the_runs_that_share_a_partitioning():
+    from fairacq._trace import Trace
+
+    def trace(dropped):
+        return Trace(
+            pd.DataFrame({"step": [0], "cost": [0.0]}),
+            {"dropped_partitions": dropped, "n_partitions": 5},
+        )
+
+    traces = {
+        "adult/lr/datasift": [trace([3]), trace([])],
+        "adult/mlp/autodata": [trace([3]), trace([])],
+        "adult/lr/random": [trace([]), trace([])],
+        "credit/lr/datasift": [trace([1]), trace([2])],
+    }
+    notes = dropped_partition_notes(traces)
+    assert len(notes) == 2
+    assert notes[0].startswith("adult: partitions smaller than a batch were left out")
+    assert notes[0].endswith("in lr/datasift, mlp/autodata.")
+    assert "dropped ids: [[1], [2]]" in notes[1]

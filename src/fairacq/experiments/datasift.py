@@ -46,6 +46,7 @@ __all__ = [
     "Fig5Config",
     "Table2Config",
     "area_under_curve",
+    "dropped_partition_notes",
     "load_for_datasift",
     "run_datasift",
     "split_for_experiment",
@@ -246,14 +247,7 @@ def _notes(config: DataSiftConfig, result: ExperimentResult) -> list[str]:
             "ACS tasks use the union of 14 small 2018 states (offline copies); the paper "
             "used California 2018, so numbers differ by construction."
         )
-    for name, trials in result.traces.items():
-        dropped = [t.meta.get("dropped_partitions") for t in trials]
-        if any(dropped):
-            sizes = [t.meta.get("n_partitions") for t in trials]
-            notes.append(
-                f"{name}: partitions smaller than a batch were left out, as the paper "
-                f"does (partitions per trial: {sizes}; dropped ids: {dropped})."
-            )
+    notes.extend(dropped_partition_notes(result.traces))
     area = f"area_test_{config.metric}"
     for dataset in config.datasets:
         for learner in config.learners:
@@ -282,6 +276,37 @@ def _notes(config: DataSiftConfig, result: ExperimentResult) -> list[str]:
             if check:
                 notes.append(f"{dataset}/{learner}: {check}")
     return notes
+
+
+def dropped_partition_notes(traces: dict[str, list[Trace]]) -> list[str]:
+    """One sentence per dataset on the partitions left out for being smaller than a batch.
+
+    The partitioning depends on the dataset and seed only, so the runs that share it
+    (every learner and bandit method) are named together instead of repeated.
+
+    Parameters
+    ----------
+    traces : dict
+        ``"dataset/learner/method"`` -> the trials' traces.
+
+    Returns
+    -------
+    list of str
+    """
+    shared: dict[tuple[str, str], list[str]] = {}
+    for name, trials in traces.items():
+        dropped = [t.meta.get("dropped_partitions") for t in trials]
+        if not any(dropped):
+            continue
+        dataset, run = name.split("/", 1)
+        sizes = [t.meta.get("n_partitions") for t in trials]
+        key = (dataset, f"partitions per trial: {sizes}; dropped ids: {dropped}")
+        shared.setdefault(key, []).append(run)
+    return [
+        f"{dataset}: partitions smaller than a batch were left out, as the paper does "
+        f"({detail}), in {', '.join(runs)}."
+        for (dataset, detail), runs in shared.items()
+    ]
 
 
 def _claim(areas: dict[str, float]) -> str:
