@@ -47,6 +47,9 @@ def test_summary_has_paper_values(result):
     rows = [r for r in data["rows"] if r["metric"] == "test_accuracy"]
     assert any(r["paper_value"] == 0.77 and r["method"] == "datasift-inf" for r in rows)
     assert (out / "datasift-fig5-adult-lr.png").exists()
+    text = (out / "summary.md").read_text()
+    assert "## Test accuracy after acquisition: ours (paper's Table 2)" in text
+    assert "| dataset | learner | initial | random | entropy | datasift-inf |" in text
 
 
 def test_area_under_curve_step_function():

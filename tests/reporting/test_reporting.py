@@ -81,8 +81,11 @@ def test_write_summary(tmp_path):
         notes=["we fall short of 0.10"],
         figures=["p.png"],
         command="fairacq x",
+        tables={"Paper's table beside ours": "| a |\n|---|\n| 1 |"},
     )
     text = md.read_text()
+    assert "## Paper's table beside ours\n\n| a |" in text
+    assert text.index("## Paper's table") < text.index("## Figures")
     assert "| dataset | method | metric | seed | value | paper_value | gap |" in text
     assert "0.02" in text
     assert "we fall short" in text

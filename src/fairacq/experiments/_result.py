@@ -9,9 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from fairacq._io import write_json
 from fairacq._trace import Trace
-from fairacq.reporting import save_figure, write_summary
+from fairacq.reporting import format_markdown_table, save_figure, write_summary
 
 __all__ = ["ExperimentResult", "rows_from_mapping"]
 
@@ -33,6 +35,8 @@ class ExperimentResult:
         File stem -> figure.
     notes : list of str
         Sentences for the summary, e.g. where a paper number is not reached and why.
+    tables : dict of str to pandas.DataFrame
+        Heading -> a compact table shown after the notes (a paper's table beside ours).
     title : str
         Human title of the experiment.
     config : dict
@@ -45,6 +49,7 @@ class ExperimentResult:
     traces: dict[str, list[Trace]] = field(default_factory=dict)
     figures: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     title: str = ""
     config: dict[str, Any] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
@@ -81,6 +86,7 @@ class ExperimentResult:
             figures=names,
             command=command,
             meta=self.meta,
+            tables={k: format_markdown_table(v) for k, v in self.tables.items()},
         )
         return out
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
+import pandas as pd
 
 from fairacq._random import spawn_seeds
 from fairacq._trace import Trace
@@ -45,6 +46,7 @@ __all__ = [
     "Fig4Config",
     "Fig5Config",
     "Table2Config",
+    "accuracy_table",
     "area_under_curve",
     "dropped_partition_notes",
     "load_for_datasift",
@@ -162,7 +164,49 @@ def run_datasift(config: DataSiftConfig, executor: Executor) -> ExperimentResult
             )
             result.figures[f"{config.experiment}-{dataset}-{learner}"] = fig
     result.notes.extend(_notes(config, result))
+    result.tables["Test accuracy after acquisition: ours (paper's Table 2)"] = accuracy_table(
+        result.rows
+    )
     return result
+
+
+def accuracy_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """Return final test accuracy per (dataset, learner) and method, as text cells.
+
+    Each cell is ``ours ± std (paper)``; the paper's number (Table 2) is shown where it gives
+    one. Methods are columns in the order they first appear, after the initial model.
+
+    Examples
+    --------
+    >>> rows = [
+    ...     {"dataset": "adult", "learner": "lr", "method": "initial",
+    ...      "metric": "test_accuracy", "value": 0.8, "paper_value": 0.73},
+    ...     {"dataset": "adult", "learner": "lr", "method": "random",
+    ...      "metric": "test_accuracy", "value": 0.845, "std": 0.004, "paper_value": 0.79},
+    ... ]
+    >>> from fairacq.reporting import format_markdown_table
+    >>> print(format_markdown_table(accuracy_table(rows)))
+    | dataset | learner | initial | random |
+    |---|---|---|---|
+    | adult | lr | 0.800 (0.73) | 0.845 ± 0.004 (0.79) |
+    """
+    cells: dict[tuple[str, str], dict[str, str]] = {}
+    methods: list[str] = []
+    for r in rows:
+        if r["metric"] != "test_accuracy":
+            continue
+        if r["method"] not in methods:
+            methods.append(r["method"])
+        text = f"{r['value']:.3f}"
+        if r.get("std") is not None:
+            text += f" ± {r['std']:.3f}"
+        if r.get("paper_value") is not None:
+            text += f" ({r['paper_value']:.2f})"
+        cells.setdefault((r["dataset"], r["learner"]), {})[r["method"]] = text
+    frame = pd.DataFrame(
+        [{"dataset": d, "learner": lrn, **by} for (d, lrn), by in cells.items()]
+    ).fillna("—")
+    return frame[["dataset", "learner", *methods]]
 
 
 def _rows(

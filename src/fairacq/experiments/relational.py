@@ -67,14 +67,9 @@ Metrics = dict[str, float]
 class RelationalResult(ExperimentResult):
     """An :class:`ExperimentResult` that also writes the paper-layout tables (``tables.md``).
 
-    Attributes
-    ----------
-    tables : dict of str to pandas.DataFrame
-        Table name (``"Table 8"``) -> one row per model, one column per metric, cells
-        ``"ours (paper)"`` as ``mean ± std``.
+    Its ``tables`` map a table name (``"Table 8"``) to one row per model and one column per
+    metric, cells ``"ours (paper)"`` as ``mean ± std``.
     """
-
-    tables: dict[str, pd.DataFrame] | None = None
 
     def write(self, out_dir: str | os.PathLike[str], *, command: str = "") -> Path:
         """Write the usual outputs, then ``tables.md`` with the paper's layout."""

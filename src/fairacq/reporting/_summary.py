@@ -57,6 +57,7 @@ def write_summary(
     figures: Sequence[str] = (),
     command: str = "",
     meta: Mapping[str, Any] | None = None,
+    tables: Mapping[str, str] | None = None,
 ) -> tuple[Path, Path]:
     """Write ``summary.md`` and ``summary.json`` into ``out_dir`` (atomically).
 
@@ -69,6 +70,9 @@ def write_summary(
         Sentences placed under the table, e.g. where the paper's number is not reached.
     figures : sequence of str
         File names of plots in ``out_dir`` to embed.
+    tables : mapping of str to str, optional
+        Heading -> a Markdown table (e.g. from :func:`format_markdown_table`), placed after
+        the findings: compact views such as a paper's table with our numbers beside it.
 
     Returns
     -------
@@ -86,6 +90,8 @@ def write_summary(
     # the plots; the full table of numbers follows.
     if notes:
         parts += ["", "## Findings", ""] + [f"- {n}" for n in notes]
+    for heading, table in (tables or {}).items():
+        parts += ["", f"## {heading}", "", table]
     if figures:
         parts += ["", "## Figures", ""] + [f"![{f}]({f})" for f in figures]
     parts += [
