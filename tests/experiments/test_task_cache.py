@@ -89,3 +89,13 @@ def test_serial_and_process_pool_runs_agree(tmp_path):
     serial = run_experiment("filtering-fig3", executor=SerialExecutor(), **kwargs)
     pooled = run_experiment("filtering-fig3", executor=LocalExecutor(2), **kwargs)
     assert serial.rows == pooled.rows
+
+
+def test_equal_tasks_get_equal_keys_however_their_strings_were_built():
+    # pickle refers back to objects already written: a task sharing the config's string
+    # objects must still get the key of an equal task built from other string objects
+    name = "acs-" + "mobility"
+    config = (name, "lr")
+    shared = task_key(functools.partial(_square, config), (config[0], 1))
+    fresh = task_key(functools.partial(_square, config), ("".join(["acs-", "mobility"]), 1))
+    assert shared == fresh

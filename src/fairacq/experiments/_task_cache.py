@@ -6,7 +6,7 @@ executor: before mapping it looks up every task in a cache directory and runs on
 missing ones; each worker writes its result atomically the moment it finishes, so a crash,
 a killed job or a lost dask worker costs at most the unfinished tasks.
 
-A task's key is the SHA-256 of the pickled ``(function, item)`` pair, the fairacq version
+A task's key is a SHA-256 over the pickled function and item, the fairacq version
 and the source of the task's module; the function is usually a :func:`functools.partial`
 binding the frozen config and the spawned seeds, so any change to the config, the seeds, the
 item or the experiment module gives a new key. Results are stored with :mod:`pickle` (they
@@ -58,8 +58,13 @@ def task_key(fn: Callable[[Any], Any], item: Any) -> str:
     """
     func = fn.func if isinstance(fn, functools.partial) else fn
     module = getattr(func, "__module__", None) or ""
-    payload = (_FORMAT, __version__, _source_digest(module), fn, item)
-    return hashlib.sha256(pickle.dumps(payload, protocol=5)).hexdigest()
+    digest = hashlib.sha256()
+    # Each part is pickled on its own: pickle refers back to an object it has already
+    # written in the same call, so one pickle of (fn, item) would differ for a task whose
+    # strings are the config's own objects and an equal task built from other strings.
+    for part in (_FORMAT, __version__, _source_digest(module), fn, item):
+        digest.update(hashlib.sha256(pickle.dumps(part, protocol=5)).digest())
+    return digest.hexdigest()
 
 
 def _path(directory: Path, key: str) -> Path:
