@@ -304,7 +304,7 @@ class Acquirer(Strategy):
         if incremental:  # replay the updates in order: the model depends on its history
             model = fit(train)
             for batch_rows in replayed:
-                model = partial_update(model, batch_rows.to_numpy(), batch_rows.y)
+                model = learn(model, current, batch_rows)
         else:
             model = fit(current)
         val = evaluate(model, validation, metrics)
