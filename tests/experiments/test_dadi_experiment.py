@@ -99,9 +99,9 @@ def test_leakage_note() -> None:
     )
     text = leakage_note(agents)
     assert "the jointly trained adversary 0.575" in text
-    assert "no agent's adversary falls more than 0.05 AUC short" in text
+    assert "No agent's adversary falls more than 0.05 AUC short" in text
     agents.loc[0, "adversary_auc_fresh"] = 0.70
-    assert "for 1 of 2 agents a fresh adversary" in leakage_note(agents)
+    assert "For 1 of 2 agents a fresh adversary" in leakage_note(agents)
 
 
 def test_reward_comparison_note() -> None:

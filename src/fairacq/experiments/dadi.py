@@ -687,7 +687,8 @@ def leakage_note(agents: pd.DataFrame) -> str:
         f"{agents['adversary_auc_joint'].median():.3f}, a fresh cross-validated logistic "
         f"regression on the same revealed values {agents['adversary_auc_fresh'].median():.3f} "
         f"(on every feature {agents['adversary_auc_fresh_all'].median():.3f}); the "
-        f"classifier's score itself {agents['prediction_group_auc'].median():.3f}. {verdict}."
+        f"classifier's score itself {agents['prediction_group_auc'].median():.3f}. "
+        f"{verdict[0].upper()}{verdict[1:]}."
     )
 
 
