@@ -38,7 +38,7 @@ from fairacq.experiments._config import ExperimentConfig
 from fairacq.experiments._executor import Executor, single_thread
 from fairacq.experiments._registry import ExperimentSpec, register
 from fairacq.experiments._result import ExperimentResult
-from fairacq.features import compare_fronts
+from fairacq.features import compare_fronts, group_auc, leakage_audit
 from fairacq.features._baselines import (
     AgentScorer,
     LearnerScorer,
@@ -48,7 +48,6 @@ from fairacq.features._baselines import (
     sensitive_feature_groups,
     static_selection_front,
 )
-from fairacq.features._leakage import group_auc, leakage_audit
 from fairacq.metrics import pareto_front
 from fairacq.reporting import new_figure, plot_median_band, plot_pareto_fronts
 
@@ -372,10 +371,11 @@ def _dadi_task(
     agent = _agent(config, seeds[2 + fold], gamma=gamma, reward=reward)
     agent.fit(train, validation=validation, pretrained=pretrained)
     fit_s = time.perf_counter() - start - pretrain_s
-    auc, disp = score_predictions(test.y, agent.predict_proba(test.X), test.s)
+    proba = agent.predict_proba(test.X)
+    auc, disp = score_predictions(test.y, proba, test.s)
     mask = np.asarray(agent.acquisition_mask(test.X), dtype=bool)
     rewards = _reward_comparison(agent, test, _agent_static_front(config, seeds, fold), mask)
-    leakage = _leakage(agent, test, mask)
+    leakage = _leakage(agent, test, mask, proba)
     groups = train.feature_groups
     names = list(test.feature_names)
     acquired = np.column_stack(
@@ -398,16 +398,17 @@ def _dadi_task(
     }
 
 
-def _leakage(agent: Any, test: FairDataset, policy_mask: np.ndarray) -> dict[str, float]:
+def _leakage(
+    agent: Any, test: FairDataset, policy_mask: np.ndarray, proba: np.ndarray
+) -> dict[str, float]:
     """Group AUC of the joint adversary and of fresh ones on what the policy reveals.
 
     ``adversary_auc_fresh_all`` is the fresh adversary given every feature (how recoverable
     the group is at all); ``prediction_group_auc`` is the AUC of the classifier's own score
-    for the group (two groups; 0.5 = no disparity in scores).
+    for the group (two groups; 0.5 = no disparity in scores), from its policy's ``proba``.
     """
     s, values = np.asarray(test.s), test.to_numpy()
     fresh = leakage_audit(values, s, policy_mask)
-    proba = agent.predict_proba(test.X, mask=policy_mask)
     return {
         "adversary_auc_joint": group_auc(s, agent.predict_group_proba(test.X, mask=policy_mask)),
         "adversary_auc_fresh": fresh.auc,
