@@ -111,6 +111,15 @@ def test_reproduce_set_overrides_config_fields(tmp_path):
     assert "--set 'alphas=[0.2]' --set max_rows=1500" in (tmp_path / "summary.md").read_text()
 
 
+def test_reproduce_merge_reports_bad_parts(tmp_path):
+    res = _run("reproduce", "dadi-fig2", "--merge", str(tmp_path / "a"), "--merge", str(tmp_path))
+    assert res.exit_code == 2, res.output
+    assert "not the output of a finished run" in res.output
+    res = _run("reproduce", "datasift-fig3", "--merge", str(tmp_path), "--merge", str(tmp_path))
+    assert res.exit_code == 2
+    assert "cannot be merged" in res.output
+
+
 def test_reproduce_set_rejects_bad_items(tmp_path):
     for item, words in (
         ("no_such_field=1", "no field 'no_such_field'"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import numpy as np
 import pandas as pd
@@ -168,10 +169,96 @@ def test_config_validation_and_registration() -> None:
 
 
 def test_exploration_decays_over_half_the_joint_iterations() -> None:
-    from fairacq.experiments.dadi import _agent
+    from fairacq.experiments._dadi_tasks import _agent
 
     seed = np.random.SeedSequence(0)
     assert _agent(DadiFig2Config.full(), seed).epsilon_decay_iter == 5_000  # Appendix B
     assert _agent(DadiFig2Config.full(n_train_iter=3000), seed).epsilon_decay_iter == 1500
     fixed = DadiFig2Config.full(n_train_iter=3000, epsilon_decay_iter=100)
     assert _agent(fixed, seed).epsilon_decay_iter == 100
+
+
+def test_folds_choose_which_folds_run() -> None:
+    assert DadiFig2Config.quick().fold_indices == (0, 1)
+    assert DadiFig2Config.full(folds=(5, 2)).fold_indices == (2, 5)
+    for bad in ((8,), (1, 1), (), (-1,)):
+        with pytest.raises(InvalidParameterError, match="folds must be distinct fold numbers"):
+            DadiFig2Config.full(folds=bad)
+
+
+def test_fold_tasks_put_each_folds_baselines_first() -> None:
+    from fairacq.experiments._dadi_tasks import fold_tasks
+
+    config = DadiFig2Config.quick(folds=(3,), rewards=("ce",), one_minus_gammas=(0.1, 0.9))
+    assert fold_tasks(config) == [(3, "baselines", None), (3, "ce", 0.1), (3, "ce", 0.9)]
+
+
+_TIMINGS = ["pretrain_s", "fit_s"]
+
+
+@pytest.mark.slow
+def test_parts_merge_into_the_whole_run(quick, tmp_path) -> None:
+    from fairacq.experiments import merge_experiment
+
+    whole, _ = quick
+    for fold in (1, 0):
+        run_experiment(
+            "dadi-fig2", preset="quick", out_dir=tmp_path / f"part{fold}", folds=(fold,)
+        )
+    merged = merge_experiment(
+        "dadi-fig2", [tmp_path / "part1", tmp_path / "part0"], out_dir=tmp_path / "merged"
+    )
+    agents = pd.DataFrame(merged.meta["per_fold_dadi"]).drop(columns=_TIMINGS)
+    expected = pd.DataFrame(whole.meta["per_fold_dadi"]).drop(columns=_TIMINGS)
+    keys = ["fold", "reward", "one_minus_gamma"]
+    pd.testing.assert_frame_equal(
+        agents.sort_values(keys).reset_index(drop=True),
+        expected.sort_values(keys).reset_index(drop=True),
+    )
+    assert [(r["method"], r["metric"]) for r in merged.rows] == [
+        (r["method"], r["metric"]) for r in whole.rows
+    ]
+    assert np.allclose([r["value"] for r in merged.rows], [r["value"] for r in whole.rows])
+    assert merged.config["folds"] == [0, 1] or merged.config["folds"] == (0, 1)
+    assert [p["folds"] for p in merged.meta["parts"]] == [[1], [0]]
+    summary = (tmp_path / "merged" / "summary.md").read_text()
+    assert "Medians over 2 of 8 folds" in summary
+    # the same from the command line, which records how to repeat the merge
+    from typer.testing import CliRunner
+
+    from fairacq.cli import app
+
+    parts = ["--merge", str(tmp_path / "part1"), "--merge", str(tmp_path / "part0")]
+    res = CliRunner().invoke(
+        app, ["reproduce", "dadi-fig2", *parts, "--out", str(tmp_path / "cli")]
+    )
+    assert res.exit_code == 0, res.output
+    written = json.loads((tmp_path / "cli" / "summary.json").read_text())
+    assert (
+        written["rows"] == json.loads((tmp_path / "merged" / "summary.json").read_text())["rows"]
+    )
+    assert written["command"].startswith("fairacq reproduce dadi-fig2 --merge ")
+    # a fold in two parts, another experiment's settings, a missing part: clear errors
+    with pytest.raises(InvalidParameterError, match=r"Fold\(s\) \[0\] are in more than one"):
+        merge_experiment("dadi-fig2", [tmp_path / "part0", tmp_path / "part0"])
+    other = tmp_path / "other"
+    shutil.copytree(tmp_path / "part1", other)
+    written = json.loads((other / "config.json").read_text())
+    written["config"] = {**written["config"], "folds": [2], "lams": [0.0, 1.0]}
+    (other / "config.json").write_text(json.dumps(written))
+    with pytest.raises(InvalidParameterError, match=r"other settings than part 1 \(lams\)"):
+        merge_experiment("dadi-fig2", [tmp_path / "part0", tmp_path / "other"])
+    with pytest.raises(InvalidParameterError, match=r"config\.json is missing"):
+        merge_experiment("dadi-fig2", [tmp_path / "part0", tmp_path / "nowhere"])
+    with pytest.raises(InvalidParameterError, match="holds a run of 'dadi-fig2'"):
+        merge_experiment("dadi-fig2-second", [tmp_path / "part0", tmp_path / "part1"])
+    (tmp_path / "part1" / "summary.json").write_text("{not json")
+    with pytest.raises(InvalidParameterError, match="corrupt"):
+        merge_experiment("dadi-fig2", [tmp_path / "part0", tmp_path / "part1"])
+
+
+def test_only_experiments_with_parts_merge(tmp_path) -> None:
+    from fairacq.experiments import merge_experiment
+
+    with pytest.raises(InvalidParameterError, match="cannot be merged from parts"):
+        merge_experiment("datasift-fig3", [tmp_path, tmp_path])

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +45,19 @@ def test_presets_and_overrides():
         _Cfg(n_trials=0)
     with pytest.raises(InvalidParameterError, match="Unknown preset"):
         _Cfg.preset_named("medium")
+
+
+@dataclass(frozen=True)
+class _GridCfg(ExperimentConfig):
+    grid: tuple[tuple[int, ...], ...] = ((1, 2),)
+
+
+def test_config_round_trips_through_json():
+    config = _GridCfg.full(grid=((3,), (4, 5)), seed=2)
+    written = json.loads(json.dumps(config.to_dict()))
+    assert _GridCfg.from_dict(written) == config
+    with pytest.raises(InvalidParameterError, match=r"no field 'budget'.*another experiment"):
+        _GridCfg.from_dict({**written, "budget": 3})
 
 
 def test_trials_identical_across_executors():

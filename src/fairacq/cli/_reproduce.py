@@ -83,6 +83,15 @@ def reproduce_cmd(
             "one_minus_gammas=[0.2,0.8]. Recorded in the summary's command line.",
         ),
     ] = None,
+    merge: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--merge",
+            help="Instead of running, summarise the output directories of runs of parts of "
+            "the experiment (repeatable; e.g. dadi-fig2 run with --set folds=[0,1] and "
+            "--set folds=[2,3]) as one run into --out.",
+        ),
+    ] = None,
 ) -> None:
     """Reproduce a figure or table of one of the papers and write traces, plots and summaries."""
     from fairacq.experiments import list_experiments
@@ -109,6 +118,9 @@ def reproduce_cmd(
         return
     if name is None:
         raise fail("name an experiment, or pass --list to see them.")
+    if merge:
+        _merge_parts(name, merge, out)
+        return
     overrides = parse_overrides(set_ or [])
     if seeds is not None:
         overrides["n_trials"] = seeds
@@ -148,6 +160,22 @@ def reproduce_cmd(
         )
 
 
+def _merge_parts(name: str, parts: list[Path], out: Path | None) -> None:
+    """Summarise the part runs ``parts`` of experiment ``name`` into ``out``."""
+    from fairacq.experiments import merge_experiment
+
+    target = out if out is not None else Path("results") / name
+    words = ["fairacq", "reproduce", name]
+    for part in parts:
+        words += ["--merge", str(part)]
+    words += ["--out", str(target)]
+    with user_errors():
+        merge_experiment(
+            name, parts, out_dir=target, command=" ".join(shlex.quote(w) for w in words)
+        )
+    console.print(f"{name}: merged {len(parts)} parts into {target}/summary.md.")
+
+
 def parse_overrides(items: list[str]) -> dict[str, Any]:
     """Parse ``--set FIELD=VALUE`` items into config overrides.
 
@@ -159,6 +187,8 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
     typer.Exit
         (exit code 2) when an item has no ``=`` or names a field twice.
     """
+    from fairacq.experiments._config import lists_to_tuples
+
     out: dict[str, Any] = {}
     for item in items:
         field, sep, text = item.partition("=")
@@ -171,10 +201,5 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
             value = json.loads(text)
         except json.JSONDecodeError:
             value = text
-        out[field] = _tuples(value)
+        out[field] = lists_to_tuples(value)
     return out
-
-
-def _tuples(value: Any) -> Any:
-    """Turn JSON lists (nested too) into tuples."""
-    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value

@@ -39,7 +39,7 @@ from fairacq.experiments._registry import (
     register,
 )
 from fairacq.experiments._result import ExperimentResult, rows_from_mapping
-from fairacq.experiments._runner import run_experiment
+from fairacq.experiments._runner import merge_experiment, run_experiment
 from fairacq.experiments._task_cache import CachingExecutor, task_key
 from fairacq.experiments._trials import run_trials
 
@@ -67,6 +67,7 @@ __all__ = [
     "get_experiment",
     "list_experiments",
     "make_executor",
+    "merge_experiment",
     "register",
     "relational",
     "rows_from_mapping",

@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Self
 
 from fairacq.exceptions import InvalidParameterError
 
-__all__ = ["ExperimentConfig"]
+__all__ = ["ExperimentConfig", "lists_to_tuples"]
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,26 @@ class ExperimentConfig:
             )
         return cls(**{**base, "preset": preset, **overrides})
 
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> Self:
+        """Rebuild a configuration from :meth:`to_dict` output (e.g. a ``config.json``).
+
+        JSON lists become tuples, as the fields are; unknown fields are an error.
+        """
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(values) - names)
+        if unknown:
+            raise InvalidParameterError(
+                f"{cls.__name__} has no field {unknown[0]!r}: the configuration was written "
+                "by another experiment or another fairacq version."
+            )
+        return cls(**{k: lists_to_tuples(v) for k, v in values.items()})
+
     def to_dict(self) -> dict[str, Any]:
         """Return the configuration as a plain dict."""
         return dataclasses.asdict(self)
+
+
+def lists_to_tuples(value: Any) -> Any:
+    """Turn lists (nested too) into tuples, as configuration fields hold sequences."""
+    return tuple(lists_to_tuples(v) for v in value) if isinstance(value, list) else value

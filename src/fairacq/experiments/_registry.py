@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fairacq._validation import did_you_mean
 
@@ -34,6 +34,9 @@ class ExperimentSpec:
         The :class:`ExperimentConfig` subclass.
     run : callable
         ``run(config, executor) -> ExperimentResult``.
+    merge : callable or None
+        ``merge([(config dict, summary meta), ...]) -> ExperimentResult``: summarise runs of
+        parts of the experiment (e.g. some folds each) as one run; None if not supported.
     """
 
     name: str
@@ -42,6 +45,9 @@ class ExperimentSpec:
     title: str
     config_cls: type[ExperimentConfig]
     run: Callable[[ExperimentConfig, Executor], ExperimentResult]
+    merge: (
+        Callable[[Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]], ExperimentResult] | None
+    ) = None
 
 
 _EXPERIMENTS: dict[str, ExperimentSpec] = {}

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from fairacq._version import __version__
+from fairacq.exceptions import InvalidParameterError
 from fairacq.experiments._executor import Executor, SerialExecutor
 from fairacq.experiments._registry import get_experiment
 from fairacq.experiments._result import ExperimentResult
 from fairacq.experiments._task_cache import CachingExecutor
 
-__all__ = ["run_experiment"]
+__all__ = ["merge_experiment", "run_experiment"]
 
 
 def run_experiment(
@@ -65,3 +68,75 @@ def run_experiment(
     if out_dir is not None:
         result.write(out_dir, command=command)
     return result
+
+
+def merge_experiment(
+    name: str,
+    parts: Sequence[str | os.PathLike[str]],
+    *,
+    out_dir: str | os.PathLike[str] | None = None,
+    command: str = "",
+) -> ExperimentResult:
+    """Summarise runs of parts of experiment ``name`` (e.g. some folds each) as one run.
+
+    Long experiments can so be run piece by piece, on several machines or sessions (for
+    ``dadi-fig2``: ``--set folds=[2,3]``), each part written to its own directory.
+
+    Parameters
+    ----------
+    name : str
+        The experiment every part ran.
+    parts : sequence of path-like
+        Output directories of the parts (each with ``config.json`` and ``summary.json``).
+    out_dir : path-like or None, default=None
+        Where to write the merged summary and plots.
+    command : str, default=""
+        The command line, recorded in the summary.
+
+    Returns
+    -------
+    ExperimentResult
+
+    Raises
+    ------
+    InvalidParameterError
+        If the experiment cannot be merged, a part is missing or unreadable, belongs to
+        another experiment, or the parts' settings differ beyond what the experiment allows.
+    """
+    spec = get_experiment(name)
+    if spec.merge is None:
+        raise InvalidParameterError(
+            f"Experiment {name!r} cannot be merged from parts; run it whole "
+            "(interrupted runs resume from OUT/task-cache)."
+        )
+    loaded = []
+    for part in parts:
+        config, meta = _read_part(Path(part))
+        if config.get("experiment", name) != name:
+            raise InvalidParameterError(
+                f"{part} holds a run of {config.get('experiment')!r}, not {name!r}."
+            )
+        loaded.append((config, meta))
+    result = spec.merge(loaded)
+    result.meta.setdefault("fairacq_version", __version__)
+    result.meta["merged_from"] = [str(p) for p in parts]
+    if out_dir is not None:
+        result.write(out_dir, command=command)
+    return result
+
+
+def _read_part(folder: Path) -> tuple[dict[str, object], dict[str, object]]:
+    """Return a written run's configuration and summary meta."""
+    try:
+        config = json.loads((folder / "config.json").read_text())["config"]
+        meta = json.loads((folder / "summary.json").read_text())["meta"]
+    except FileNotFoundError as err:
+        raise InvalidParameterError(
+            f"{folder} is not the output of a finished run ({Path(err.filename).name} is "
+            "missing). Pass the --out directory of each part."
+        ) from None
+    except (json.JSONDecodeError, KeyError, TypeError) as err:
+        raise InvalidParameterError(
+            f"{folder}: config.json or summary.json is corrupt ({err}). Re-run that part."
+        ) from None
+    return dict(config), dict(meta)

@@ -22,32 +22,23 @@ DADI does this itself, and the logistic-regression baselines standardise every c
 
 from __future__ import annotations
 
+import dataclasses
 import functools
-import time
-from collections.abc import Callable
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 
 import numpy as np
 import pandas as pd
 
-from fairacq._random import derive_int_seed, spawn_seeds
-from fairacq.data import FairDataset, is_available_offline, load_dataset, split_dadi
+from fairacq._random import spawn_seeds
 from fairacq.exceptions import InvalidParameterError
 from fairacq.experiments._config import ExperimentConfig
-from fairacq.experiments._executor import Executor, single_thread
-from fairacq.experiments._registry import ExperimentSpec, register
+from fairacq.experiments._dadi_tasks import fold_task, fold_tasks, resolve_second_dataset
+from fairacq.experiments._executor import Executor
+from fairacq.experiments._registry import ExperimentSpec, get_experiment, register
 from fairacq.experiments._result import ExperimentResult
-from fairacq.features import compare_fronts, group_auc, leakage_audit
-from fairacq.features._baselines import (
-    AgentScorer,
-    LearnerScorer,
-    column_mask,
-    fixed_subset_baselines,
-    score_predictions,
-    sensitive_feature_groups,
-    static_selection_front,
-)
+from fairacq.features import compare_fronts
 from fairacq.metrics import pareto_front
 from fairacq.reporting import new_figure, plot_median_band, plot_pareto_fronts
 
@@ -55,6 +46,7 @@ __all__ = [
     "PAPER_002_FIG2",
     "DadiFig2Config",
     "DadiFig2SecondConfig",
+    "merge_dadi_fig2",
     "one_third_check",
     "resolve_second_dataset",
     "reward_comparison_note",
@@ -98,6 +90,10 @@ class DadiFig2Config(ExperimentConfig):
     n_trials : int
         How many of the folds are run (folds ``0 .. n_trials - 1``; all 8 in ``full``, 2 in
         ``quick``). Every fold uses the same partition of the rows (one seed).
+    folds : tuple of int or None
+        Run exactly these folds instead (e.g. ``(2, 3)``), so that one experiment can be
+        run in parts, on several machines or sessions, and the parts merged afterwards
+        (:func:`merge_dadi_fig2`, ``fairacq reproduce dadi-fig2 --merge PART ...``).
     n_folds : int
         Cross-validation folds (8, §4).
     validation_fraction : float
@@ -151,6 +147,7 @@ class DadiFig2Config(ExperimentConfig):
     learner: str = "lr"
     static_with_agent: bool = True
     dataset_kwargs: tuple[tuple[str, Any], ...] = ()
+    folds: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -159,11 +156,23 @@ class DadiFig2Config(ExperimentConfig):
                 f"{type(self).__name__}: n_trials (folds run) must be <= n_folds "
                 f"({self.n_folds}), got {self.n_trials}. Lower n_trials or raise n_folds."
             )
+        if self.folds is not None:
+            bad_folds = [f for f in self.folds if not 0 <= f < self.n_folds]
+            if not self.folds or bad_folds or len(set(self.folds)) != len(self.folds):
+                raise InvalidParameterError(
+                    f"{type(self).__name__}: folds must be distinct fold numbers in 0 .. "
+                    f"{self.n_folds - 1}, got {list(self.folds)}."
+                )
         bad = [g for g in self.one_minus_gammas if not 0.0 <= g <= 1.0]
         if bad:
             raise InvalidParameterError(
                 f"{type(self).__name__}: every 1 - gamma must be in [0, 1], got {bad[0]}."
             )
+
+    @property
+    def fold_indices(self) -> tuple[int, ...]:
+        """The folds this configuration runs (``folds``, else ``0 .. n_trials - 1``)."""
+        return tuple(sorted(self.folds)) if self.folds is not None else tuple(range(self.n_trials))
 
 
 @dataclass(frozen=True)
@@ -181,300 +190,6 @@ class DadiFig2SecondConfig(DadiFig2Config):
     title: str = "DADI on the second dataset: disparity and AUC against 1 - gamma (Fig. 2d-f)"
 
 
-_ACS_STATES = ("DE", "HI", "ID", "ME", "MT", "ND", "NE", "NH", "NM", "RI", "SD", "VT", "WV", "WY")
-
-
-def resolve_second_dataset(config: DadiFig2Config) -> tuple[str, str, dict[str, Any]]:
-    """Return ``(dataset, sensitive, loader kwargs)`` for ``config``.
-
-    ``"auto"`` means ACS Income with sex when the PUMS files are under ``$FAIRACQ_DATA``
-    (every one of the 14 small states fairacq's data folder can hold that is present, unless
-    ``dataset_kwargs`` names states), and Bank Marketing with age otherwise.
-    """
-    kwargs = dict(config.dataset_kwargs)
-    if config.dataset != "auto":
-        return config.dataset, config.sensitive, kwargs
-    if is_available_offline("acs-income"):
-        if "states" not in kwargs:
-            from fairacq.data import data_dir
-
-            folder = data_dir() / "acs" / "2018" / "1-Year"
-            codes = {p.name[6:8] for p in folder.glob("psam_p*.csv*")}
-            kwargs["states"] = tuple(s for s in _ACS_STATES if _FIPS[s] in codes) or ("WY",)
-        return "acs-income", "sex", kwargs
-    kwargs.pop("states", None)
-    return "bank-marketing", "age", kwargs
-
-
-_FIPS = {
-    "DE": "10",
-    "HI": "15",
-    "ID": "16",
-    "ME": "23",
-    "MT": "30",
-    "ND": "38",
-    "NE": "31",
-    "NH": "33",
-    "NM": "35",
-    "RI": "44",
-    "SD": "46",
-    "VT": "50",
-    "WV": "54",
-    "WY": "56",
-}
-
-
-@functools.lru_cache(maxsize=2)
-def _load_cached(
-    name: str,
-    sensitive: str,
-    kwargs: tuple[tuple[str, Any], ...],
-    max_rows: int | None,
-    seed: int,
-) -> FairDataset:
-    """Load (and subsample) once per process: every task of a run reads the same rows."""
-    data = load_dataset(name, sensitive=sensitive, include_sensitive_features=True, **dict(kwargs))
-    if max_rows is not None and len(data) > max_rows:
-        keep = np.random.default_rng(seed).choice(len(data), max_rows, replace=False)
-        data = data.subset(np.sort(keep))
-    return data
-
-
-def _load(config: DadiFig2Config, seed: np.random.SeedSequence) -> FairDataset:
-    name, sensitive, kwargs = resolve_second_dataset(config)
-    return _load_cached(
-        name, sensitive, tuple(sorted(kwargs.items())), config.max_rows, derive_int_seed(seed)
-    )
-
-
-def _split(config: DadiFig2Config, seeds: list[np.random.SeedSequence], fold: int) -> Any:
-    data = _load(config, seeds[0])
-    split = split_dadi(
-        data,
-        fold=fold,
-        n_folds=config.n_folds,
-        validation_fraction=config.validation_fraction,
-        random_state=derive_int_seed(seeds[1]),
-    )
-    return split.train, split.validation, split.test
-
-
-def _agent(config: DadiFig2Config, seed: np.random.SeedSequence, **params: Any) -> Any:
-    from fairacq.features import DADI
-
-    base = {
-        "n_pretrain_iter": config.n_pretrain_iter,
-        "n_train_iter": config.n_train_iter,
-        "batch_size": config.batch_size,
-        "n_parallel": config.n_parallel,
-        "epsilon_decay_iter": (
-            config.n_train_iter // 2
-            if config.epsilon_decay_iter is None
-            else config.epsilon_decay_iter
-        ),
-        "random_state": derive_int_seed(seed),
-    }
-    return DADI(**{**base, **params})
-
-
-#: Pre-trained models of this process, by (config, fold, seeds): pre-training does not depend
-#: on gamma or the reward, so every agent of a fold copies one (``DADI.fit(pretrained=...)``;
-#: the result equals pre-training afresh). A worker keeps the last two folds.
-_PRETRAINED: dict[tuple[Any, ...], Any] = {}
-#: Static fronts chosen with a fold's pre-trained classifier, by the same keys.
-_STATIC: dict[tuple[Any, ...], pd.DataFrame] = {}
-
-
-def _fold_key(
-    config: DadiFig2Config, seeds: list[np.random.SeedSequence], fold: int
-) -> tuple[Any, ...]:
-    return (config, fold, *(derive_int_seed(seeds[i]) for i in (0, 1, 2 + fold)))
-
-
-def _remember(store: dict[tuple[Any, ...], Any], key: tuple[Any, ...], value: Any) -> Any:
-    while len(store) >= 2:
-        store.pop(next(iter(store)))
-    store[key] = value
-    return value
-
-
-def _pretrained(config: DadiFig2Config, seeds: list[np.random.SeedSequence], fold: int) -> Any:
-    """Return the fold's pre-trained DADI (the black square and every agent's start)."""
-    key = _fold_key(config, seeds, fold)
-    if key in _PRETRAINED:
-        return _PRETRAINED[key]
-    train, validation, _ = _split(config, seeds, fold)
-    model = _agent(config, seeds[2 + fold], n_train_iter=0).fit(train, validation=validation)
-    return _remember(_PRETRAINED, key, model)
-
-
-def _agent_static_front(
-    config: DadiFig2Config, seeds: list[np.random.SeedSequence], fold: int
-) -> pd.DataFrame:
-    """Select static subsets with the fold's pre-trained classifier (on validation; test)."""
-    key = _fold_key(config, seeds, fold)
-    if key in _STATIC:
-        return _STATIC[key]
-    train, validation, test = _split(config, seeds, fold)
-    pretrained = _pretrained(config, seeds, fold)
-    front = static_selection_front(
-        AgentScorer(pretrained, validation),
-        list(train.feature_groups),
-        config.lams,
-        report=AgentScorer(pretrained, test),
-    )
-    return cast(pd.DataFrame, _remember(_STATIC, key, front))
-
-
-def _reward_comparison(
-    agent: Any, test: FairDataset, front: pd.DataFrame, policy_mask: np.ndarray
-) -> dict[str, Any]:
-    """Return mean eq. (2) rewards on ``test`` under the agent's own networks.
-
-    For its policy (the columns ``policy_mask`` reveals), every feature, none, and the best
-    subset of the static front (one subset for everybody).
-    """
-    y, s = test.y, np.asarray(test.s)
-
-    def mean_reward(group_mask: Any = None) -> float:
-        mask = policy_mask if group_mask is None else column_mask(test, group_mask)
-        return float(np.mean(agent.rewards(test.X, y, s, mask=mask)))
-
-    names = np.array(list(test.feature_groups))
-    static = {
-        float(lam): mean_reward(np.isin(names, str(groups).split(",")))
-        for lam, groups in zip(front["lam"], front["groups"], strict=True)
-    }
-    best = max(static, key=static.__getitem__)
-    return {
-        "reward_policy": mean_reward(),
-        "reward_all": mean_reward(np.ones(names.size, dtype=bool)),
-        "reward_none": mean_reward(np.zeros(names.size, dtype=bool)),
-        "reward_static_best": static[best],
-        "reward_static_best_lam": best,
-    }
-
-
-def _dadi_task(
-    config: DadiFig2Config,
-    seeds: list[np.random.SeedSequence],
-    task: tuple[int, str, float],
-) -> dict[str, Any]:
-    """Train DADI on one fold for one (reward, 1 - gamma); score its policy on the test part."""
-    single_thread()
-    fold, reward, omg = task
-    train, validation, test = _split(config, seeds, fold)
-    gamma = round(1.0 - omg, 10)
-    start = time.perf_counter()
-    pretrained = _pretrained(config, seeds, fold)
-    pretrain_s = time.perf_counter() - start  # 0 when this worker pre-trained the fold before
-    agent = _agent(config, seeds[2 + fold], gamma=gamma, reward=reward)
-    agent.fit(train, validation=validation, pretrained=pretrained)
-    fit_s = time.perf_counter() - start - pretrain_s
-    proba = agent.predict_proba(test.X)
-    auc, disp = score_predictions(test.y, proba, test.s)
-    mask = np.asarray(agent.acquisition_mask(test.X), dtype=bool)
-    rewards = _reward_comparison(agent, test, _agent_static_front(config, seeds, fold), mask)
-    leakage = _leakage(agent, test, mask, proba)
-    groups = train.feature_groups
-    names = list(test.feature_names)
-    acquired = np.column_stack(
-        [mask[:, [names.index(c) for c in cols]].any(axis=1) for cols in groups.values()]
-    )
-    sens = [i for i, g in enumerate(groups) if g in sensitive_feature_groups(train)]
-    return {
-        "fold": fold,
-        "reward": reward,
-        "one_minus_gamma": omg,
-        "gamma": gamma,
-        "auc": auc,
-        "disparity": disp,
-        "groups_acquired": float(acquired.sum(axis=1).mean()),
-        "sensitive_acquired": float(acquired[:, sens].any(axis=1).mean()) if sens else 0.0,
-        "pretrain_s": pretrain_s,
-        "fit_s": fit_s,
-        **rewards,
-        **leakage,
-    }
-
-
-def _leakage(
-    agent: Any, test: FairDataset, policy_mask: np.ndarray, proba: np.ndarray
-) -> dict[str, float]:
-    """Group AUC of the joint adversary and of fresh ones on what the policy reveals.
-
-    ``adversary_auc_fresh_all`` is the fresh adversary given every feature (how recoverable
-    the group is at all); ``prediction_group_auc`` is the AUC of the classifier's own score
-    for the group (two groups; 0.5 = no disparity in scores), from its policy's ``proba``.
-    """
-    s, values = np.asarray(test.s), test.to_numpy()
-    fresh = leakage_audit(values, s, policy_mask)
-    return {
-        "adversary_auc_joint": group_auc(s, agent.predict_group_proba(test.X, mask=policy_mask)),
-        "adversary_auc_fresh": fresh.auc,
-        "adversary_acc_fresh": fresh.accuracy,
-        "group_majority": fresh.majority,
-        "adversary_auc_fresh_all": leakage_audit(values, s, True).auc,
-        "prediction_group_auc": group_auc(s, proba) if np.unique(s).size == 2 else np.nan,
-    }
-
-
-def _baseline_task(
-    config: DadiFig2Config, seeds: list[np.random.SeedSequence], fold: int
-) -> list[dict[str, Any]]:
-    """Full, without-sensitive and static-selection baselines on one fold."""
-    single_thread()
-    train, validation, test = _split(config, seeds, fold)
-    rows: list[dict[str, Any]] = []
-    report = LearnerScorer(train, test, learner=config.learner, random_state=0)
-    select = LearnerScorer(train, validation, learner=config.learner, random_state=0)
-    scorers: list[tuple[str, Any, Callable[[], pd.DataFrame]]] = [
-        (
-            config.learner,
-            report,
-            lambda: static_selection_front(
-                select, list(train.feature_groups), config.lams, report=report
-            ),
-        )
-    ]
-    if config.static_with_agent:
-        # The paper's black square: DADI's pretrained classifier with the full feature set.
-        pretrained = _pretrained(config, seeds, fold)
-        scorers.append(
-            (
-                "dadi-classifier",
-                AgentScorer(pretrained, test),
-                lambda: _agent_static_front(config, seeds, fold),
-            )
-        )
-    for scorer_name, fixed_report, static_front in scorers:
-        fixed = fixed_subset_baselines(fixed_report, train)
-        for _, r in fixed.iterrows():
-            rows.append(
-                {
-                    "fold": fold,
-                    "method": f"{scorer_name}-{r['method']}",
-                    "lam": None,
-                    "groups": r["groups_dropped"],
-                    "auc": float(r["auc"]),
-                    "disparity": float(r["disparity"]),
-                }
-            )
-        front = static_front()
-        for _, r in front.iterrows():
-            rows.append(
-                {
-                    "fold": fold,
-                    "method": f"static-{scorer_name}",
-                    "lam": float(r["lam"]),
-                    "groups": r["groups"],
-                    "auc": float(r["auc"]),
-                    "disparity": float(r["disparity"]),
-                }
-            )
-    return rows
-
-
 def _quartiles(values: pd.Series) -> tuple[float, float, float]:
     q = np.quantile(values.to_numpy(dtype=float), [0.25, 0.5, 0.75])
     return float(q[0]), float(q[1]), float(q[2])
@@ -482,14 +197,75 @@ def _quartiles(values: pd.Series) -> tuple[float, float, float]:
 
 def run_dadi_fig2(config: DadiFig2Config, executor: Executor) -> ExperimentResult:
     """Train every (fold, reward, gamma), score the baselines, and compare the fronts."""
-    dataset, sensitive, _ = resolve_second_dataset(config)
     seeds = spawn_seeds(config.seed, 2 + config.n_folds)
-    folds = list(range(config.n_trials))
-    tasks = [(f, r, g) for f in folds for r in config.rewards for g in config.one_minus_gammas]
-    dadi_rows = executor.map(functools.partial(_dadi_task, config, seeds), tasks)
-    base_rows = executor.map(functools.partial(_baseline_task, config, seeds), folds)
-    agents = pd.DataFrame(dadi_rows)
-    baselines = pd.DataFrame([r for rows in base_rows for r in rows])
+    tasks = fold_tasks(config)
+    outputs = executor.map(functools.partial(fold_task, config, seeds), tasks)
+    agents = [out for out in outputs if isinstance(out, dict)]
+    baselines = [row for out in outputs if isinstance(out, list) for row in out]
+    return summarise_dadi_fig2(config, agents, baselines)
+
+
+def merge_dadi_fig2(
+    parts: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
+) -> ExperimentResult:
+    """Summarise the folds of several runs of one experiment as one run.
+
+    Parameters
+    ----------
+    parts : sequence of (config dict, meta dict)
+        Each part's ``config.json`` configuration and ``summary.json`` meta (which holds
+        the per-fold rows). The configurations must be equal except for the folds run,
+        and no fold may be in two parts.
+
+    Returns
+    -------
+    ExperimentResult
+        As if one run had trained every fold of the parts; ``meta["parts"]`` lists the folds
+        and run time of each part.
+    """
+    if len(parts) < 2:
+        raise InvalidParameterError(f"Merging needs at least two parts, got {len(parts)}.")
+    cls = get_experiment(str(parts[0][0].get("experiment", "dadi-fig2"))).config_cls
+    configs = [cast(DadiFig2Config, cls.from_dict(dict(c))) for c, _ in parts]
+    shared = [dataclasses.replace(c, folds=None, n_trials=1) for c in configs]
+    for i, other in enumerate(shared[1:], start=1):
+        if other != shared[0]:
+            diff = sorted(
+                f.name
+                for f in dataclasses.fields(other)
+                if getattr(other, f.name) != getattr(shared[0], f.name)
+            )
+            raise InvalidParameterError(
+                f"Part {i + 1} was run with other settings than part 1 ({', '.join(diff)}); "
+                "only the folds may differ between the parts of one experiment."
+            )
+    folds = [f for c in configs for f in c.fold_indices]
+    twice = sorted({f for f in folds if folds.count(f) > 1})
+    if twice:
+        raise InvalidParameterError(
+            f"Fold(s) {twice} are in more than one part; merge each fold once."
+        )
+    config = dataclasses.replace(shared[0], folds=tuple(sorted(folds)), n_trials=len(folds))
+    agents = [r for _, meta in parts for r in meta["per_fold_dadi"]]
+    baselines = [r for _, meta in parts for r in meta["per_fold_baselines"]]
+    result = summarise_dadi_fig2(config, agents, baselines)
+    result.meta["parts"] = [
+        {"folds": list(c.fold_indices), "elapsed_s": meta.get("elapsed_s")}
+        for c, (_, meta) in zip(configs, parts, strict=True)
+    ]
+    result.meta["elapsed_s"] = sum(float(meta.get("elapsed_s") or 0.0) for _, meta in parts)
+    return result
+
+
+def summarise_dadi_fig2(
+    config: DadiFig2Config,
+    agent_rows: Sequence[Mapping[str, Any]],
+    baseline_rows: Sequence[Mapping[str, Any]],
+) -> ExperimentResult:
+    """Build Fig. 2's rows, notes and figure from the per-fold agent and baseline rows."""
+    dataset, sensitive, _ = resolve_second_dataset(config)
+    agents = pd.DataFrame(list(agent_rows))
+    baselines = pd.DataFrame(list(baseline_rows))
     result = ExperimentResult(
         experiment=config.experiment,
         preset=config.preset,
@@ -568,6 +344,14 @@ def _reference(baselines: pd.DataFrame, config: DadiFig2Config) -> tuple[str, fl
     return name, float(part["auc"].median()), float(part["disparity"].median())
 
 
+def _fold_text(config: DadiFig2Config) -> str:
+    folds = config.fold_indices
+    text = f"{len(folds)} of {config.n_folds} folds"
+    if folds != tuple(range(len(folds))):
+        text += " (numbered from 0: " + ", ".join(str(f) for f in folds) + ")"
+    return text
+
+
 def _notes(
     config: DadiFig2Config,
     agents: pd.DataFrame,
@@ -578,7 +362,7 @@ def _notes(
     ref_name, ref_auc, ref_disp = reference
     dadi_all = pd.concat([p for k, p in points.items() if k.startswith("DADI")])
     notes = [
-        f"Medians over {config.n_trials} of {config.n_folds} folds "
+        f"Medians over {_fold_text(config)} "
         f"({config.n_pretrain_iter} pre-training + {config.n_train_iter} joint iterations per "
         f"agent; preset {config.preset}). Black square ({ref_name}): AUC {ref_auc:.3f}, "
         f"disparity {ref_disp:.3f}. " + PAPER_002_FIG2["black_square"],
@@ -840,6 +624,7 @@ register(
         title="Adult (gender): DADI disparity/AUC vs 1 - gamma; Pareto front vs static selection",
         config_cls=DadiFig2Config,
         run=run_dadi_fig2,  # type: ignore[arg-type]
+        merge=merge_dadi_fig2,
     )
 )
 register(
@@ -850,5 +635,6 @@ register(
         title="Second dataset (ACS Income by sex, else Bank Marketing by age): DADI trade-off",
         config_cls=DadiFig2SecondConfig,
         run=run_dadi_fig2,  # type: ignore[arg-type]
+        merge=merge_dadi_fig2,
     )
 )

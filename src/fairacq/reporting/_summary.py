@@ -115,6 +115,7 @@ def write_summary(
             "experiment": experiment,
             "preset": preset,
             "rows": clean_rows,
+            **({"command": command} if command else {}),
             **({"meta": dict(meta)} if meta else {}),
         },
     )
