@@ -118,6 +118,9 @@ def test_reproduce_merge_reports_bad_parts(tmp_path):
     res = _run("reproduce", "datasift-fig3", "--merge", str(tmp_path), "--merge", str(tmp_path))
     assert res.exit_code == 2
     assert "cannot be merged" in res.output
+    res = _run("reproduce", "dadi-fig2", "--merge", str(tmp_path), "--set", "seed=1")
+    assert res.exit_code == 2
+    assert "drop --set" in res.output
 
 
 def test_reproduce_set_rejects_bad_items(tmp_path):

@@ -119,6 +119,11 @@ def reproduce_cmd(
     if name is None:
         raise fail("name an experiment, or pass --list to see them.")
     if merge:
+        if set_ or seeds is not None or seed is not None:
+            raise fail(
+                "--merge takes the parts' own settings; drop --set, --seeds and --seed "
+                "(run each part with them instead)."
+            )
         _merge_parts(name, merge, out)
         return
     overrides = parse_overrides(set_ or [])
