@@ -205,6 +205,12 @@ def test_parts_merge_into_the_whole_run(quick, tmp_path) -> None:
         run_experiment(
             "dadi-fig2", preset="quick", out_dir=tmp_path / f"part{fold}", folds=(fold,)
         )
+    # the cache keys an agent by what trains it: a smaller grid into part0 trains nothing
+    shutil.copytree(tmp_path / "part0" / "task-cache", tmp_path / "sub" / "task-cache")
+    sub = run_experiment(
+        "dadi-fig2", preset="quick", out_dir=tmp_path / "sub", folds=(0,), one_minus_gammas=(0.9,)
+    )
+    assert sub.meta["tasks_reused"] == 1 + len(DadiFig2Config.quick().rewards)
     merged = merge_experiment(
         "dadi-fig2", [tmp_path / "part1", tmp_path / "part0"], out_dir=tmp_path / "merged"
     )

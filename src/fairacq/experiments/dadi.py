@@ -169,6 +169,17 @@ class DadiFig2Config(ExperimentConfig):
                 f"{type(self).__name__}: every 1 - gamma must be in [0, 1], got {bad[0]}."
             )
 
+    def task_settings(self) -> DadiFig2Config:
+        """Return this configuration without the fields that only choose which tasks run.
+
+        The tasks get this copy, so the task cache keys an agent by what trains it: a run of
+        more folds, gammas or rewards than an earlier one into the same ``--out`` reuses the
+        agents that one finished.
+        """
+        return dataclasses.replace(
+            self, n_trials=1, folds=None, one_minus_gammas=(), rewards=(), preset="custom"
+        )
+
     @property
     def fold_indices(self) -> tuple[int, ...]:
         """The folds this configuration runs (``folds``, else ``0 .. n_trials - 1``)."""
@@ -199,7 +210,7 @@ def run_dadi_fig2(config: DadiFig2Config, executor: Executor) -> ExperimentResul
     """Train every (fold, reward, gamma), score the baselines, and compare the fronts."""
     seeds = spawn_seeds(config.seed, 2 + config.n_folds)
     tasks = fold_tasks(config)
-    outputs = executor.map(functools.partial(fold_task, config, seeds), tasks)
+    outputs = executor.map(functools.partial(fold_task, config.task_settings(), seeds), tasks)
     agents = [out for out in outputs if isinstance(out, dict)]
     baselines = [row for out in outputs if isinstance(out, list) for row in out]
     return summarise_dadi_fig2(config, agents, baselines)
