@@ -38,6 +38,8 @@ def test_quick_writes_every_output(quick):
     assert "Paper: Increasing 1 - gamma" in summary
     assert "Eq. (2) reward on the test part under each agent's own networks" in summary
     assert "Leakage of the revealed features about the group" in summary
+    assert "## AUC / disparity of every agent on each fold (folds numbered from 0)" in summary
+    assert "| black square (dadi-classifier-full) |" in summary
     data = json.loads((out / "summary.json").read_text())
     assert data["meta"]["dataset"] == "adult"
 
@@ -268,3 +270,29 @@ def test_only_experiments_with_parts_merge(tmp_path) -> None:
 
     with pytest.raises(InvalidParameterError, match="cannot be merged from parts"):
         merge_experiment("datasift-fig3", [tmp_path, tmp_path])
+
+
+def test_per_fold_table() -> None:
+    from fairacq.experiments.dadi import per_fold_table
+
+    agents = pd.DataFrame(
+        {
+            "fold": [1, 0, 0],
+            "reward": ["ce", "ce", "gnl1"],
+            "one_minus_gamma": [0.5, 0.5, 0.5],
+            "auc": [0.8, 0.9, 0.7],
+            "disparity": [0.1, 0.3, 0.2],
+        }
+    )
+    baselines = pd.DataFrame(
+        {"fold": [0, 1], "method": ["full", "full"], "auc": [0.9, 0.92], "disparity": [0.2, 0.1]}
+    )
+    table = per_fold_table(agents, baselines, "full")
+    assert list(table.columns) == ["agent", "fold 0", "fold 1", "median"]
+    assert table.iloc[0].tolist() == [
+        "black square (full)", "0.900 / 0.200", "0.920 / 0.100", "0.910 / 0.150"
+    ]  # fmt: skip
+    assert table.iloc[1].tolist() == [
+        "CE, 1 - gamma 0.5", "0.900 / 0.300", "0.800 / 0.100", "0.850 / 0.200"
+    ]  # fmt: skip
+    assert table.iloc[2].tolist() == ["GNL1, 1 - gamma 0.5", "0.700 / 0.200", "—", "0.700 / 0.200"]

@@ -48,9 +48,11 @@ __all__ = [
     "DadiFig2SecondConfig",
     "merge_dadi_fig2",
     "one_third_check",
+    "per_fold_table",
     "resolve_second_dataset",
     "reward_comparison_note",
     "run_dadi_fig2",
+    "summarise_dadi_fig2",
 ]
 
 #: What paper 002 (§4, "Results", Fig. 2) states; it prints no numbers, only these claims.
@@ -294,7 +296,36 @@ def summarise_dadi_fig2(
     _baseline_rows(result, baselines, dataset)
     result.notes.extend(_notes(config, agents, points, reference, baselines))
     result.figures[config.experiment] = _figure(config, agents, points, reference, baselines)
+    result.tables["AUC / disparity of every agent on each fold (folds numbered from 0)"] = (
+        per_fold_table(agents, baselines, reference[0])
+    )
     return result
+
+
+def per_fold_table(agents: pd.DataFrame, baselines: pd.DataFrame, reference: str) -> pd.DataFrame:
+    """Return one row per agent (and the black square), one ``AUC / disparity`` cell per fold.
+
+    The last column is the median over the folds, as Fig. 2 plots it.
+    """
+
+    def cells(part: pd.DataFrame) -> dict[str, str]:
+        out = {
+            f"fold {int(r['fold'])}": f"{r['auc']:.3f} / {r['disparity']:.3f}"
+            for _, r in part.sort_values("fold").iterrows()
+        }
+        out["median"] = f"{part['auc'].median():.3f} / {part['disparity'].median():.3f}"
+        return out
+
+    rows = [
+        {
+            "agent": f"black square ({reference})",
+            **cells(baselines[baselines["method"] == reference]),
+        }
+    ]
+    for key, part in agents.groupby(["reward", "one_minus_gamma"], sort=True):
+        reward, omg = cast(tuple[str, float], key)
+        rows.append({"agent": f"{reward.upper()}, 1 - gamma {omg:g}", **cells(part)})
+    return pd.DataFrame(rows).fillna("—")
 
 
 def _tradeoff_rows(result: ExperimentResult, agents: pd.DataFrame, dataset: str) -> None:
