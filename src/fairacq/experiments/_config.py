@@ -65,12 +65,7 @@ class ExperimentConfig:
 
     @classmethod
     def _with(cls, base: dict[str, Any], preset: str, overrides: dict[str, Any]) -> Self:
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(overrides) - names)
-        if unknown:
-            raise InvalidParameterError(
-                f"{cls.__name__} has no field {unknown[0]!r}. Fields: {', '.join(sorted(names))}."
-            )
+        cls._check_fields(overrides, ". Fields: {fields}.")
         return cls(**{**base, "preset": preset, **overrides})
 
     @classmethod
@@ -79,14 +74,24 @@ class ExperimentConfig:
 
         JSON lists become tuples, as the fields are; unknown fields are an error.
         """
+        cls._check_fields(
+            values, ": the configuration was written by another experiment or fairacq version."
+        )
+        return cls(**{k: lists_to_tuples(v) for k, v in values.items()})
+
+    @classmethod
+    def _check_fields(cls, values: dict[str, Any], hint: str) -> None:
+        """Raise naming the first key of ``values`` that is no field.
+
+        ``hint`` follows in the message; ``{fields}`` in it lists the fields.
+        """
         names = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(values) - names)
         if unknown:
+            fields = ", ".join(sorted(names))
             raise InvalidParameterError(
-                f"{cls.__name__} has no field {unknown[0]!r}: the configuration was written "
-                "by another experiment or another fairacq version."
+                f"{cls.__name__} has no field {unknown[0]!r}" + hint.format(fields=fields)
             )
-        return cls(**{k: lists_to_tuples(v) for k, v in values.items()})
 
     def to_dict(self) -> dict[str, Any]:
         """Return the configuration as a plain dict."""

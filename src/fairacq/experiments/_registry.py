@@ -35,8 +35,8 @@ class ExperimentSpec:
     run : callable
         ``run(config, executor) -> ExperimentResult``.
     merge : callable or None
-        ``merge([(config dict, summary meta), ...]) -> ExperimentResult``: summarise runs of
-        parts of the experiment (e.g. some folds each) as one run; None if not supported.
+        ``merge([(config, summary meta), ...]) -> ExperimentResult``: summarise runs of parts
+        of the experiment (e.g. some folds each) as one run; None if not supported.
     """
 
     name: str
@@ -46,7 +46,7 @@ class ExperimentSpec:
     config_cls: type[ExperimentConfig]
     run: Callable[[ExperimentConfig, Executor], ExperimentResult]
     merge: (
-        Callable[[Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]], ExperimentResult] | None
+        Callable[[Sequence[tuple[ExperimentConfig, Mapping[str, Any]]]], ExperimentResult] | None
     ) = None
 
 

@@ -116,7 +116,7 @@ def merge_experiment(
             raise InvalidParameterError(
                 f"{part} holds a run of {config.get('experiment')!r}, not {name!r}."
             )
-        loaded.append((config, meta))
+        loaded.append((spec.config_cls.from_dict(config), meta))
     result = spec.merge(loaded)
     result.meta.setdefault("fairacq_version", __version__)
     result.meta["merged_from"] = [str(p) for p in parts]
@@ -125,7 +125,7 @@ def merge_experiment(
     return result
 
 
-def _read_part(folder: Path) -> tuple[dict[str, object], dict[str, object]]:
+def _read_part(folder: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     """Return a written run's configuration and summary meta."""
     try:
         config = json.loads((folder / "config.json").read_text())["config"]

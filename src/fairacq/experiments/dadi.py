@@ -36,7 +36,7 @@ from fairacq.exceptions import InvalidParameterError
 from fairacq.experiments._config import ExperimentConfig
 from fairacq.experiments._dadi_tasks import fold_task, fold_tasks, resolve_second_dataset
 from fairacq.experiments._executor import Executor
-from fairacq.experiments._registry import ExperimentSpec, get_experiment, register
+from fairacq.experiments._registry import ExperimentSpec, register
 from fairacq.experiments._result import ExperimentResult
 from fairacq.features import compare_fronts
 from fairacq.metrics import pareto_front
@@ -219,16 +219,16 @@ def run_dadi_fig2(config: DadiFig2Config, executor: Executor) -> ExperimentResul
 
 
 def merge_dadi_fig2(
-    parts: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
+    parts: Sequence[tuple[DadiFig2Config, Mapping[str, Any]]],
 ) -> ExperimentResult:
     """Summarise the folds of several runs of one experiment as one run.
 
     Parameters
     ----------
-    parts : sequence of (config dict, meta dict)
-        Each part's ``config.json`` configuration and ``summary.json`` meta (which holds
-        the per-fold rows). The configurations must be equal except for the folds run,
-        and no fold may be in two parts.
+    parts : sequence of (config, meta dict)
+        Each part's configuration and ``summary.json`` meta (which holds the per-fold
+        rows). The configurations must be equal except for the folds run, and no fold may
+        be in two parts.
 
     Returns
     -------
@@ -238,8 +238,7 @@ def merge_dadi_fig2(
     """
     if len(parts) < 2:
         raise InvalidParameterError(f"Merging needs at least two parts, got {len(parts)}.")
-    cls = get_experiment(str(parts[0][0].get("experiment", "dadi-fig2"))).config_cls
-    configs = [cast(DadiFig2Config, cls.from_dict(dict(c))) for c, _ in parts]
+    configs = [c for c, _ in parts]
     shared = [dataclasses.replace(c, folds=None, n_trials=1) for c in configs]
     for i, other in enumerate(shared[1:], start=1):
         if other != shared[0]:
@@ -666,7 +665,7 @@ register(
         title="Adult (gender): DADI disparity/AUC vs 1 - gamma; Pareto front vs static selection",
         config_cls=DadiFig2Config,
         run=run_dadi_fig2,  # type: ignore[arg-type]
-        merge=merge_dadi_fig2,
+        merge=merge_dadi_fig2,  # type: ignore[arg-type]
     )
 )
 register(
@@ -677,6 +676,6 @@ register(
         title="Second dataset (ACS Income by sex, else Bank Marketing by age): DADI trade-off",
         config_cls=DadiFig2SecondConfig,
         run=run_dadi_fig2,  # type: ignore[arg-type]
-        merge=merge_dadi_fig2,
+        merge=merge_dadi_fig2,  # type: ignore[arg-type]
     )
 )
