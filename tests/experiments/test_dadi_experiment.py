@@ -180,6 +180,18 @@ def test_exploration_decays_over_half_the_joint_iterations() -> None:
     assert _agent(fixed, seed).epsilon_decay_iter == 100
 
 
+def test_set_elements_reach_the_agents() -> None:
+    from fairacq.experiments._dadi_tasks import _agent
+    from fairacq.experiments.dadi import DadiFig2SecondConfig
+
+    seed = np.random.SeedSequence(0)
+    assert _agent(DadiFig2Config.full(), seed).set_elements == "columns"  # Appendix A
+    assert _agent(DadiFig2SecondConfig.full(), seed).set_elements == "hot"
+    assert _agent(DadiFig2Config.full(set_elements="hot"), seed).set_elements == "hot"
+    with pytest.raises(InvalidParameterError, match="set_elements must be 'columns' or 'hot'"):
+        DadiFig2Config.full(set_elements="sparse")
+
+
 def test_folds_choose_which_folds_run() -> None:
     assert DadiFig2Config.quick().fold_indices == (0, 1)
     assert DadiFig2Config.full(folds=(5, 2)).fold_indices == (2, 5)

@@ -279,3 +279,47 @@ def test_bad_data(fitted, adult):
         fitted.acquire(adult.X.iloc[:2])
     with pytest.raises(NotFittedError, match="not fitted"):
         DADI().transform(adult.X.iloc[:2])
+
+
+def test_hot_set_elements_fit_save_load_and_resume(tmp_path, adult):
+    params = dict(QUICK, n_pretrain_iter=10, n_train_iter=4, random_state=1)
+    hot = DADI(set_elements="hot", **params).fit(adult)
+    assert hot.agent_.encoder.elements is not None
+    assert hot.adversary_.encoder.elements is not None
+    X = adult.X.iloc[:40]
+    assert np.isfinite(hot.predict_proba(X)).all()
+    assert isinstance(hot.acquire(X.iloc[0]), Acquisition)
+    # another element set, another model (both from the same seed)
+    plain = DADI(**params).fit(adult)
+    assert not np.allclose(plain.predict_proba(X), hot.predict_proba(X))
+    hot.save(tmp_path / "hot")
+    loaded = DADI.load(tmp_path / "hot")
+    assert loaded.set_elements == "hot"
+    assert loaded.agent_.encoder.elements is not None
+    np.testing.assert_allclose(loaded.predict_proba(X), hot.predict_proba(X))
+    # resuming is refused when the element set differs; a pre-training too
+    ckpt = tmp_path / "ckpt"
+    DADI(set_elements="hot", checkpoint_dir=ckpt, **params).fit(adult)
+    with pytest.raises(InvalidParameterError, match="set_elements='hot', not 'columns'"):
+        DADI(checkpoint_dir=ckpt, **params).fit(adult)
+    pre = DADI(**dict(params, n_train_iter=0)).fit(adult)
+    with pytest.raises(InvalidParameterError, match="set_elements='columns', not 'hot'"):
+        DADI(set_elements="hot", **params).fit(adult, pretrained=pre)
+    with pytest.raises(InvalidParameterError, match="set_elements"):
+        DADI(set_elements="sparse", **params).fit(adult)
+
+
+def test_checkpoint_without_a_newer_parameter_resumes_with_its_default(tmp_path):
+    import json
+
+    ds = load_toy(n=160)
+    params = dict(QUICK, n_pretrain_iter=10, random_state=3)
+    whole = DADI(**dict(params, n_train_iter=4)).fit(ds)
+    ckpt = tmp_path / "ckpt"
+    DADI(**dict(params, n_train_iter=2, checkpoint_dir=ckpt, checkpoint_every=2)).fit(ds)
+    meta_path = ckpt / "checkpoint.json"
+    meta = json.loads(meta_path.read_text())
+    del meta["params"]["set_elements"]  # as written before the parameter existed
+    meta_path.write_text(json.dumps(meta))
+    resumed = DADI(**dict(params, n_train_iter=4, checkpoint_dir=ckpt)).fit(ds)
+    assert _same_states(resumed, whole)

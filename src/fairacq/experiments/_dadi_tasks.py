@@ -125,6 +125,7 @@ def _agent(config: DadiFig2Config, seed: np.random.SeedSequence, **params: Any) 
             if config.epsilon_decay_iter is None
             else config.epsilon_decay_iter
         ),
+        "set_elements": config.set_elements,
         "random_state": derive_int_seed(seed),
     }
     return DADI(**{**base, **params})

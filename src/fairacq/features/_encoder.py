@@ -11,7 +11,9 @@ an attention ``a_{i,t} = softmax_i(m_i . q_t)`` (eq. 7) gives ``r_t = sum_i a_{i
 
 A batch holds every column of every row; unobserved columns are padding, excluded by a mask
 from the mean and the attention (their values never matter). An empty set reads as the zero
-vector. One forward pass encodes a whole batch of differently observed states.
+vector. One forward pass encodes a whole batch of differently observed states. With
+``elements`` (:class:`~fairacq.features._elements.HotElements`) a one-hot group enters the set
+as its hot column only, a lossless and much smaller set.
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ import math
 
 import torch
 from torch import nn
+
+from fairacq.exceptions import InvalidDataError
+from fairacq.features._elements import HotElements
 
 __all__ = ["SetEncoder", "reset_parameters"]
 
@@ -37,6 +42,10 @@ class SetEncoder(nn.Module):
         Size of each memory vector and of the LSTM's hidden state.
     n_steps : int, default=5
         Number of attention (processing) steps ``T``.
+    elements : HotElements or None, default=None
+        ``None`` makes every observed column an element (Appendix A); a
+        :class:`~fairacq.features._elements.HotElements` keeps one element per observed
+        one-hot group (lossless, fewer elements).
 
     Examples
     --------
@@ -47,9 +56,21 @@ class SetEncoder(nn.Module):
     """
 
     def __init__(
-        self, n_features: int, *, hidden: int = 64, memory_dim: int = 32, n_steps: int = 5
+        self,
+        n_features: int,
+        *,
+        hidden: int = 64,
+        memory_dim: int = 32,
+        n_steps: int = 5,
+        elements: HotElements | None = None,
     ) -> None:
         super().__init__()
+        if elements is not None and elements.n_columns != n_features:
+            raise InvalidDataError(
+                f"SetEncoder: elements describe {elements.n_columns} columns, the encoder "
+                f"{n_features}. Build both from the same feature columns."
+            )
+        self.elements = elements
         self.n_features = int(n_features)
         self.memory_dim = int(memory_dim)
         self.n_steps = int(n_steps)
@@ -121,6 +142,8 @@ class SetEncoder(nn.Module):
         torch.Tensor of shape (batch, memory_dim)
             The readout ``r_T`` (zero for an empty set).
         """
+        if self.elements is not None:
+            mask = self.elements(values, mask)
         return self.process(*self.packed_memory(values, mask))
 
     def process(self, m: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from fairacq.features._elements import HotElements
 from fairacq.features._encoder import SetEncoder, reset_parameters
 
 __all__ = ["AdversaryNetwork", "AgentNetwork", "logits_to_group_proba", "mlp_head"]
@@ -41,6 +42,8 @@ class AgentNetwork(nn.Module):
     generator : torch.Generator or None, default=None
         Draws the initial weights (PyTorch's default ranges); ``None`` keeps torch's own
         initialisation.
+    elements : HotElements or None, default=None
+        Passed to the :class:`SetEncoder` (``None``: every observed column is an element).
 
     Examples
     --------
@@ -51,10 +54,15 @@ class AgentNetwork(nn.Module):
     """
 
     def __init__(
-        self, n_features: int, n_actions: int, *, generator: torch.Generator | None = None
+        self,
+        n_features: int,
+        n_actions: int,
+        *,
+        generator: torch.Generator | None = None,
+        elements: HotElements | None = None,
     ) -> None:
         super().__init__()
-        self.encoder = SetEncoder(n_features)
+        self.encoder = SetEncoder(n_features, elements=elements)
         self.classifier = mlp_head(self.encoder.out_features, 1)
         self.q_head = mlp_head(self.encoder.out_features, n_actions + 1)
         if generator is not None:
@@ -91,6 +99,8 @@ class AdversaryNetwork(nn.Module):
         more give one logit per group (softmax).
     generator : torch.Generator or None, default=None
         Draws the initial weights.
+    elements : HotElements or None, default=None
+        Passed to the adversary's own :class:`SetEncoder`.
 
     Examples
     --------
@@ -101,11 +111,16 @@ class AdversaryNetwork(nn.Module):
     """
 
     def __init__(
-        self, n_features: int, *, n_groups: int = 2, generator: torch.Generator | None = None
+        self,
+        n_features: int,
+        *,
+        n_groups: int = 2,
+        generator: torch.Generator | None = None,
+        elements: HotElements | None = None,
     ) -> None:
         super().__init__()
         self.n_groups = int(n_groups)
-        self.encoder = SetEncoder(n_features)
+        self.encoder = SetEncoder(n_features, elements=elements)
         self.classifier = mlp_head(self.encoder.out_features, 1 if n_groups == 2 else n_groups)
         if generator is not None:
             reset_parameters(self, generator)
