@@ -98,6 +98,24 @@ def test_acquire_masks_unrevealed_values(model_dir, tmp_path, suffix):
                 assert np.isnan(value)
 
 
+def test_train_with_hot_set_elements(tmp_path):
+    out = tmp_path / "hot"
+    res = runner.invoke(
+        app,
+        ["features", "train", "--set-elements", "hot", "--out", str(out), "--json", *_TINY],
+    )
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["set_elements"] == "hot"
+    from fairacq.features import DADI
+
+    assert DADI.load(out).set_elements == "hot"
+    res = runner.invoke(
+        app, ["features", "train", "--set-elements", "sparse", "--out", str(out), *_TINY]
+    )
+    assert res.exit_code == 2
+    assert "--set-elements must be 'columns' or 'hot'" in res.output
+
+
 def test_bad_input_exits_2(model_dir, tmp_path):
     out, _ = model_dir
     res = runner.invoke(

@@ -77,6 +77,13 @@ def train_cmd(
     train_iter: Annotated[
         int | None, typer.Option(help="Joint-training iterations (overrides the preset).")
     ] = None,
+    set_elements: Annotated[
+        str,
+        typer.Option(
+            help="What the set encoder reads: columns (every observed column, the paper) or "
+            "hot (one element per observed one-hot group; lossless, faster on wide data).",
+        ),
+    ] = "columns",
     include_sensitive: Annotated[
         bool,
         typer.Option(
@@ -91,6 +98,8 @@ def train_cmd(
         raise fail(f"--preset must be 'quick' or 'full', got {preset!r}.")
     if not 0.0 <= gamma <= 1.0:
         raise fail(f"--gamma must be in [0, 1], got {gamma}.")
+    if set_elements not in ("columns", "hot"):
+        raise fail(f"--set-elements must be 'columns' or 'hot', got {set_elements!r}.")
     for flag, value, least in (
         ("--max-rows", max_rows, 1),
         ("--pretrain-iter", pretrain_iter, 0),
@@ -119,6 +128,7 @@ def train_cmd(
         params: dict[str, Any] = {
             "gamma": gamma,
             "reward": reward,
+            "set_elements": set_elements,
             "random_state": seed,
             **_PRESETS[preset],
         }
@@ -138,6 +148,7 @@ def train_cmd(
         "sensitive": sensitive,
         "gamma": gamma,
         "reward": reward,
+        "set_elements": set_elements,
         "preset": preset,
         "n_train": len(train),
         "n_test": len(test),
