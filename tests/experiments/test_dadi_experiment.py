@@ -154,6 +154,17 @@ def test_second_dataset_choice(shared_data, monkeypatch, tmp_path) -> None:
     assert resolve_second_dataset(DadiFig2Config())[:2] == ("adult", "sex")
 
 
+@pytest.mark.slow
+def test_second_dataset_quick_end_to_end(shared_data, tmp_path) -> None:
+    res = run_experiment("dadi-fig2-second", preset="quick", out_dir=tmp_path)
+    assert res.meta["dataset"] == "acs-income"
+    assert json.loads((tmp_path / "config.json").read_text())["config"]["set_elements"] == "hot"
+    agents = pd.DataFrame(res.meta["per_fold_dadi"])
+    assert len(agents) == 2 * 2 * 2  # folds x rewards x gammas
+    assert agents["auc"].between(0, 1).all()
+    assert "Check (issue 6)" in (tmp_path / "summary.md").read_text()
+
+
 def test_config_validation_and_registration() -> None:
     assert get_experiment("dadi-fig2").config_cls is DadiFig2Config
     assert get_experiment("dadi-fig2-second").config_cls is DadiFig2SecondConfig
