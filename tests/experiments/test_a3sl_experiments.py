@@ -139,6 +139,10 @@ def test_learner_max_seconds_stops_early():
 
     fit = FairA3SL(n_episodes=500, max_seconds=0.2, scorer=slow, random_state=0).fit(data)
     assert 1 <= len(fit.history_) < 500
+    # a budget shorter than one episode still returns a finished episode and its list
+    fit = FairA3SL(n_episodes=500, max_seconds=1e-6, scorer=slow, random_state=0).fit(data)
+    assert 1 <= len(fit.history_) < 500
+    assert fit.best_clauses_
     with pytest.raises(InvalidParameterError, match="max_seconds"):
         FairA3SL(max_seconds=-1.0, scorer=slow).fit(data)
 

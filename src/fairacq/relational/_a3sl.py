@@ -137,7 +137,8 @@ class FairA3SL(Strategy):
     max_seconds : float or None, default=None
         Stop training after the update during which this wall time (seconds) was passed,
         even if fewer than ``n_episodes`` episodes were built (experiments with a time
-        budget). ``None``: no limit.
+        budget), but not before one episode has finished, so there is always a best list.
+        ``None``: no limit.
     refine_seconds : float or None, default=None
         fairacq's addition, not in the paper: after the agent, polish its best list by
         first-improvement hill climbing with the same reward for at most this many seconds
@@ -376,8 +377,8 @@ class FairA3SL(Strategy):
             agent = A2CAgent(space, scorer, self._agent_config(), random_state=agent_seed)
         deadline = None if self.max_seconds is None else time.perf_counter() + self.max_seconds
 
-        def in_time(_: A2CAgent) -> bool:
-            return deadline is None or time.perf_counter() < deadline
+        def in_time(agent: A2CAgent) -> bool:
+            return deadline is None or agent.n_episodes == 0 or time.perf_counter() < deadline
 
         agent.train(
             self.n_episodes,
