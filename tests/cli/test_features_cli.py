@@ -98,6 +98,21 @@ def test_acquire_masks_unrevealed_values(model_dir, tmp_path, suffix):
                 assert np.isnan(value)
 
 
+def test_train_reports_other_fairness_metrics(tmp_path):
+    args = ["features", "train", "--out", str(tmp_path / "m"), *_TINY]
+    res = runner.invoke(app, [*args, "--metric", "eo", "--metric", "eopp", "--json"])
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.output)
+    for key in ("test_equalized_odds_diff", "test_equal_opportunity_diff"):
+        assert 0.0 <= summary[key] <= 1.0
+    res = runner.invoke(app, [*args, "--metric", "dp"])
+    assert res.exit_code == 0, res.output
+    assert "demographic_parity_diff_abs:" in res.output
+    res = runner.invoke(app, [*args, "--metric", "fairness_of_nothing"])
+    assert res.exit_code == 2
+    assert "fairness_of_nothing" in res.output
+
+
 def test_train_with_hot_set_elements(tmp_path):
     out = tmp_path / "hot"
     res = runner.invoke(

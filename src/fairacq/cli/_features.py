@@ -3,7 +3,7 @@
 ``train`` loads a dataset (with its sensitive attribute among the features, as paper 002
 §4 does), splits it as DADI does (87.5/12.5 train-val/test, then 80/20), trains the agent on
 the training part (it standardises numerical columns itself), reports its AUC and disparity
-on the test part and saves it. ``acquire`` reads a table with the model's feature columns
+(and any other fairness metric asked for with ``--metric``) on the test part and saves it. ``acquire`` reads a table with the model's feature columns
 (raw values, one-hot encoded as :func:`fairacq.data.load_dataset` does), asks the agent for
 each row which feature groups to reveal and in which order, and writes the revealed values
 (unrevealed ones empty), the revealed groups in order (``revealed``), their number, and the
@@ -91,6 +91,13 @@ def train_cmd(
             help="Offer the sensitive attribute itself as a feature (the paper does).",
         ),
     ] = True,
+    metric: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Also report this fairness metric of the test decisions (dp, eo, eopp or a "
+            "name from `fairacq metrics`; repeat for several).",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Train a DADI agent and save it with its preprocessing."""
@@ -109,12 +116,17 @@ def train_cmd(
             raise fail(f"{flag} must be an int >= {least}, got {value}.")
     import numpy as np
 
+    from fairacq.cli._acquire import resolve_metric
     from fairacq.data import load_dataset, split_dadi
     from fairacq.experiments._executor import single_thread
     from fairacq.features._baselines import score_predictions
+    from fairacq.metrics import compute, get_metric
 
     single_thread()
     with user_errors():
+        extra = [resolve_metric(m) for m in metric or []]
+        for name in extra:
+            get_metric(name)  # an unknown name fails before training
         data = load_dataset(
             dataset, sensitive=sensitive, include_sensitive_features=include_sensitive
         )
@@ -139,7 +151,13 @@ def train_cmd(
         agent = DADI(**params)
         with console.status(f"Training DADI ({preset}, gamma {gamma}, {reward}) ..."):
             agent.fit(train, validation=validation)
-        auc, disparity = score_predictions(test.y, agent.predict_proba(test.X), test.s)
+        proba = agent.predict_proba(test.X)
+        auc, disparity = score_predictions(test.y, proba, test.s)
+        decisions = (proba >= 0.5).astype(np.int64)
+        fairness = {
+            f"test_{name}": float(compute(name, test.y, decisions, test.s, scores=proba))
+            for name in extra
+        }
         revealed = np.asarray(agent.acquisition_mask(test.X), dtype=bool)
         agent.save(out)
     share = float(revealed.mean())
@@ -155,6 +173,7 @@ def train_cmd(
         "test_auc": auc,
         "test_disparity": disparity,
         "test_share_of_columns_revealed": share,
+        **fairness,
         "out": str(out),
     }
     if as_json:
@@ -165,6 +184,8 @@ def train_cmd(
             f"{100 * share:.0f}% of columns revealed; "
             f"saved {out}"
         )
+        for key, value in fairness.items():
+            console.print(f"  {key.removeprefix('test_')}: {value:.4f}")
 
 
 @features_app.command("acquire")
