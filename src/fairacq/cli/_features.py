@@ -3,11 +3,12 @@
 ``train`` loads a dataset (with its sensitive attribute among the features, as paper 002
 §4 does), splits it as DADI does (87.5/12.5 train-val/test, then 80/20), trains the agent on
 the training part (it standardises numerical columns itself), reports its AUC and disparity
-(and any other fairness metric asked for with ``--metric``) on the test part and saves it. ``acquire`` reads a table with the model's feature columns
-(raw values, one-hot encoded as :func:`fairacq.data.load_dataset` does), asks the agent for
-each row which feature groups to reveal and in which order, and writes the revealed values
-(unrevealed ones empty), the revealed groups in order (``revealed``), their number, and the
-classifier's probability and decision on the revealed set (``proba``, ``prediction``).
+(and any other fairness metric asked for with ``--metric``) on the test part and saves it.
+``acquire`` reads a table with the model's feature columns (raw values, one-hot encoded as
+:func:`fairacq.data.load_dataset` does), asks the agent for each row which feature groups to
+reveal and in which order, and writes the revealed values (unrevealed ones empty), the
+revealed groups in order (``revealed``), their number, and the classifier's probability and
+decision on the revealed set (``proba``, ``prediction``).
 """
 
 from __future__ import annotations
