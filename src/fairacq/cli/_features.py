@@ -185,8 +185,8 @@ def train_cmd(
             f"{100 * share:.0f}% of columns revealed; "
             f"saved {out}"
         )
-        for key, value in fairness.items():
-            console.print(f"  {key.removeprefix('test_')}: {value:.4f}")
+        for key, score in fairness.items():
+            console.print(f"  {key.removeprefix('test_')}: {score:.4f}")
 
 
 @features_app.command("acquire")
