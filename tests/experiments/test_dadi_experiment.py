@@ -162,7 +162,9 @@ def test_second_dataset_quick_end_to_end(shared_data, tmp_path) -> None:
     agents = pd.DataFrame(res.meta["per_fold_dadi"])
     assert len(agents) == 2 * 2 * 2  # folds x rewards x gammas
     assert agents["auc"].between(0, 1).all()
-    assert "Check (issue 6)" in (tmp_path / "summary.md").read_text()
+    summary = (tmp_path / "summary.md").read_text()
+    assert "Check (issue 6)" in summary
+    assert "one element per observed one-hot group" in summary
 
 
 def test_config_validation_and_registration() -> None:

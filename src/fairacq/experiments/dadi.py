@@ -405,6 +405,12 @@ def _fold_text(config: DadiFig2Config) -> str:
     return text
 
 
+def _elements_text(config: DadiFig2Config) -> str:
+    if config.set_elements == "hot":
+        return "; set encoders read one element per observed one-hot group, not every column"
+    return ""
+
+
 def _notes(
     config: DadiFig2Config,
     agents: pd.DataFrame,
@@ -417,7 +423,8 @@ def _notes(
     notes = [
         f"Medians over {_fold_text(config)} "
         f"({config.n_pretrain_iter} pre-training + {config.n_train_iter} joint iterations per "
-        f"agent; preset {config.preset}). Black square ({ref_name}): AUC {ref_auc:.3f}, "
+        f"agent; preset {config.preset}{_elements_text(config)}). Black square "
+        f"({ref_name}): AUC {ref_auc:.3f}, "
         f"disparity {ref_disp:.3f}. " + PAPER_002_FIG2["black_square"],
     ]
     # Claim 1: AUC and disparity rise with 1 - gamma.
