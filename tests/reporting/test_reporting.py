@@ -10,6 +10,8 @@ from fairacq.reporting import (
     aggregate_traces,
     format_markdown_table,
     new_figure,
+    plot_median_band,
+    plot_pareto_fronts,
     plot_traces,
     save_figure,
     summary_frame,
@@ -44,6 +46,46 @@ def test_plot_and_save(tmp_path):
     assert ax.lines[-1].get_linestyle() == "--"
     path = save_figure(fig, tmp_path / "p.png")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_median_band_one_line_and_band_per_series():
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        {
+            "g": [0.1, 0.1, 0.1, 0.9, 0.9, 0.9] * 2,
+            "auc": np.arange(12.0),
+            "r": ["a"] * 6 + ["b"] * 6,
+        }
+    )
+    ax = plot_median_band(frame, "g", "auc", by="r", reference=5.0)
+    assert [line.get_label() for line in ax.lines] == [
+        "a (n=3)",
+        "b (n=3)",
+        "full-feature classifier",
+    ]
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), [1.0, 4.0])  # medians per x
+    assert len(ax.collections) == 2  # the interquartile bands
+
+
+def test_pareto_fronts_staircase_reference_and_target():
+    points = {"dadi": ([0.80, 0.85, 0.84], [0.05, 0.10, 0.20]), "static": ([0.78], [0.0])}
+    ax = plot_pareto_fronts(
+        points,
+        reference=(0.9, 0.18),
+        extra={"lr": (0.89, 0.19)},
+        target=(0.85, 0.06),
+        target_label="goal",
+    )
+    labels = [line.get_label() for line in ax.lines]
+    assert labels == ["dadi front", "static front"]
+    front = ax.lines[0]
+    np.testing.assert_allclose(front.get_xdata()[:2], [0.05, 0.10])  # (0.84, 0.20) dominated
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert {"goal", "lr", "full-feature classifier"} <= set(legend)
+    region = next(c for c in ax.collections if c.get_label() == "goal")
+    xs, ys = region.get_paths()[0].vertices.T
+    assert xs.max() == pytest.approx(0.06) and ys.min() == pytest.approx(0.85)
 
 
 def test_write_summary(tmp_path):

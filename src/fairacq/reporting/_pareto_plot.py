@@ -95,6 +95,8 @@ def plot_pareto_fronts(
     reference: tuple[float, float] | None = None,
     reference_label: str = "full-feature classifier",
     extra: Mapping[str, tuple[float, float]] | None = None,
+    target: tuple[float, float] | None = None,
+    target_label: str = "target",
     title: str | None = None,
 ) -> Axes:
     """Draw each method's (disparity, AUC) points and its Pareto front as a staircase.
@@ -109,6 +111,12 @@ def plot_pareto_fronts(
         ``(auc, disparity)`` of the full-feature classifier, drawn as a black square.
     extra : mapping of str to (float, float) or None, default=None
         Further single baselines ``name -> (auc, disparity)``, drawn as hollow markers.
+    target : (float, float) or None, default=None
+        ``(least AUC, largest disparity)`` of a goal, shaded as the region of the plane
+        that meets it (e.g. AUC within 0.05 of the black square at a third of its
+        disparity), so one sees at a glance which points reach it.
+    target_label : str, default="target"
+        Legend entry of the shaded region.
 
     Returns
     -------
@@ -164,6 +172,19 @@ def plot_pareto_fronts(
             zorder=5,
             label=reference_label,
         )
+    if target is not None:
+        low, high = ax.get_ylim()
+        high = max(high, target[0] + 0.01)
+        ax.fill_between(
+            [-0.02 * right, target[1]],
+            target[0],
+            high,
+            color="tab:green",
+            alpha=0.12,
+            linewidth=0,
+            label=target_label,
+        )
+        ax.set_ylim(low, high)
     ax.set_xlim(left=-0.02 * right, right=right)  # a point at disparity 0 stays visible
     _tidy(ax, "demographic disparity |P(yhat=1|b=0) - P(yhat=1|b=1)|", "AUC", title)
     return ax
