@@ -85,7 +85,8 @@ def test_pareto_fronts_staircase_reference_and_target():
     assert {"goal", "lr", "full-feature classifier"} <= set(legend)
     region = next(c for c in ax.collections if c.get_label() == "goal")
     xs, ys = region.get_paths()[0].vertices.T
-    assert xs.max() == pytest.approx(0.06) and ys.min() == pytest.approx(0.85)
+    assert xs.max() == pytest.approx(0.06)
+    assert ys.min() == pytest.approx(0.85)
 
 
 def test_write_summary(tmp_path):
