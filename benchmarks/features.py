@@ -20,12 +20,12 @@ from typing import Any
 import torch
 from _common import report
 
-from fairacq.data import is_available_offline, load_dataset
+from fairacq.data import load_dataset
 from fairacq.data.splits import split_dadi
+from fairacq.experiments.dadi import DadiFig2SecondConfig, resolve_second_dataset
 from fairacq.features import DADI
 
 FULL_PRE, FULL_JOINT = 10_000, 10_000
-ACS_STATES = ("DE", "HI", "ID", "ME", "MT", "ND", "NE", "NH", "NM", "RI", "SD", "VT", "WV", "WY")
 
 
 def _fit(split: Any, set_elements: str, n_pre: int, n_joint: int) -> float:
@@ -46,9 +46,10 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=300, help="short-run iterations")
     n = parser.parse_args().iterations
     torch.set_num_threads(1)
-    datasets = {"adult": {}}
-    if is_available_offline("acs-income"):
-        datasets["acs-income"] = {"states": ACS_STATES}
+    datasets: dict[str, dict[str, Any]] = {"adult": {}}
+    second, _, kwargs = resolve_second_dataset(DadiFig2SecondConfig())  # every bundled state
+    if second == "acs-income":
+        datasets[second] = kwargs
     rows = []
     for name, kwargs in datasets.items():
         data = load_dataset(name, sensitive="sex", include_sensitive_features=True, **kwargs)

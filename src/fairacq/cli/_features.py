@@ -106,7 +106,9 @@ def train_cmd(
         raise fail(f"--preset must be 'quick' or 'full', got {preset!r}.")
     if not 0.0 <= gamma <= 1.0:
         raise fail(f"--gamma must be in [0, 1], got {gamma}.")
-    if set_elements not in ("columns", "hot"):
+    from fairacq.features._actions import SET_ELEMENTS
+
+    if set_elements not in SET_ELEMENTS:
         raise fail(f"--set-elements must be 'columns' or 'hot', got {set_elements!r}.")
     for flag, value, least in (
         ("--max-rows", max_rows, 1),

@@ -39,6 +39,7 @@ from fairacq.experiments._executor import Executor
 from fairacq.experiments._registry import ExperimentSpec, register
 from fairacq.experiments._result import ExperimentResult
 from fairacq.features import compare_fronts
+from fairacq.features._actions import SET_ELEMENTS
 from fairacq.metrics import pareto_front
 from fairacq.reporting import new_figure, plot_median_band, plot_pareto_fronts
 
@@ -171,7 +172,7 @@ class DadiFig2Config(ExperimentConfig):
                     f"{type(self).__name__}: folds must be distinct fold numbers in 0 .. "
                     f"{self.n_folds - 1}, got {list(self.folds)}."
                 )
-        if self.set_elements not in ("columns", "hot"):
+        if self.set_elements not in SET_ELEMENTS:
             raise InvalidParameterError(
                 f"{type(self).__name__}: set_elements must be 'columns' or 'hot', got "
                 f"{self.set_elements!r}."

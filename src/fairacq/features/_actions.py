@@ -18,7 +18,11 @@ from numpy.typing import NDArray
 
 from fairacq.exceptions import CorruptFileError, InvalidDataError
 
-__all__ = ["ActionSpace"]
+__all__ = ["SET_ELEMENTS", "ActionSpace"]
+
+#: How a DADI set encoder reads the observed columns: each as an element (Appendix A), or one
+#: element per observed feature group of several columns (see ``_elements.HotElements``).
+SET_ELEMENTS: tuple[str, ...] = ("columns", "hot")
 
 
 @dataclass(frozen=True, eq=False)

@@ -35,7 +35,7 @@ from fairacq.exceptions import (
     InvalidParameterError,
     NotFittedError,
 )
-from fairacq.features._actions import ActionSpace
+from fairacq.features._actions import SET_ELEMENTS, ActionSpace
 from fairacq.features._elements import HotElements
 from fairacq.features._env import DADIEnv
 from fairacq.features._networks import AdversaryNetwork, AgentNetwork, logits_to_group_proba
@@ -52,8 +52,6 @@ from fairacq.features._rewards import REWARDS, group_weights, terminal_reward
 __all__ = ["DADI", "Acquisition"]
 
 _FORMAT = "fairacq.features.DADI"
-#: What the set encoders read (see ``set_elements``).
-_SET_ELEMENTS = ("columns", "hot")
 # Parameters a resumed run may change: how long to train and how often to checkpoint.
 _RESUMABLE = {"n_train_iter", "checkpoint_every", "checkpoint_dir"}
 #: Parameters a shared pre-training (``fit(pretrained=...)``) must agree on.
@@ -182,7 +180,7 @@ class DADI(Strategy):
         "epsilon_decay_iter": [Interval(int, 0, None, closed="left")],
         "learning_rate": [Interval(float, 0, None, closed="neither")],
         "validation_fraction": [Interval(float, 0, 1, closed="neither")],
-        "set_elements": [Options(_SET_ELEMENTS)],
+        "set_elements": [Options(SET_ELEMENTS)],
         "checkpoint_dir": [str, os.PathLike, None],
         "checkpoint_every": [Interval(int, 1, None, closed="left")],
         "random_state": ["random_state"],
