@@ -4,6 +4,7 @@ import json
 
 import numpy as np
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from fairacq import TraceRecorder
 from fairacq.reporting import (
@@ -83,6 +84,10 @@ def test_pareto_fronts_staircase_reference_and_target():
     np.testing.assert_allclose(front.get_xdata()[:2], [0.05, 0.10])  # (0.84, 0.20) dominated
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert {"goal", "lr", "full-feature classifier"} <= set(legend)
+    canvas = FigureCanvasAgg(ax.figure)
+    canvas.draw()
+    renderer = canvas.get_renderer()  # the legend sits beside the axes, covering no point
+    assert ax.get_legend().get_window_extent(renderer).x0 >= ax.get_window_extent(renderer).x1
     region = next(c for c in ax.collections if c.get_label() == "goal")
     xs, ys = region.get_paths()[0].vertices.T
     assert xs.max() == pytest.approx(0.06)

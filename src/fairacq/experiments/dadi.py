@@ -623,7 +623,7 @@ def _figure(
     baselines: pd.DataFrame,
 ) -> Any:
     ref_name, ref_auc, ref_disp = reference
-    fig = new_figure(16.0, 4.6)
+    fig = new_figure(18.0, 4.6)
     left, mid, right = fig.subplots(1, 3)
     labelled = agents.assign(reward=agents["reward"].map({"gnl1": "GNL1", "ce": "CE"}))
     plot_median_band(

@@ -26,7 +26,9 @@ if TYPE_CHECKING:
 __all__ = ["plot_median_band", "plot_pareto_fronts"]
 
 
-def _tidy(ax: Axes, xlabel: str, ylabel: str, title: str | None) -> None:
+def _tidy(
+    ax: Axes, xlabel: str, ylabel: str, title: str | None, *, legend_outside: bool = False
+) -> None:
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if title:
@@ -34,7 +36,10 @@ def _tidy(ax: Axes, xlabel: str, ylabel: str, title: str | None) -> None:
     ax.grid(True, alpha=0.3)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    ax.legend(frameon=False, fontsize=8)
+    if legend_outside:  # beside the axes: a long legend then covers no point
+        ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    else:
+        ax.legend(frameon=False, fontsize=8)
 
 
 def plot_median_band(
@@ -186,5 +191,11 @@ def plot_pareto_fronts(
         )
         ax.set_ylim(low, high)
     ax.set_xlim(left=-0.02 * right, right=right)  # a point at disparity 0 stays visible
-    _tidy(ax, "demographic disparity |P(yhat=1|b=0) - P(yhat=1|b=1)|", "AUC", title)
+    _tidy(
+        ax,
+        "demographic disparity |P(yhat=1|b=0) - P(yhat=1|b=1)|",
+        "AUC",
+        title,
+        legend_outside=True,
+    )
     return ax
