@@ -1,9 +1,11 @@
 """One random stream per run, independent child streams per trial or worker.
 
 Every stochastic step in fairacq takes ``random_state`` (``None``, an int, a
-:class:`numpy.random.SeedSequence` or a :class:`numpy.random.Generator`). At the start of the
-work it becomes one :class:`numpy.random.Generator`; independent streams come from
-:meth:`numpy.random.SeedSequence.spawn`. Library code never seeds global state.
+:class:`numpy.random.SeedSequence`, a :class:`numpy.random.Generator` or scikit-learn's
+:class:`numpy.random.RandomState`). A run turns it into one root seed sequence
+(:func:`root_seed`) and takes every stream it needs as a fixed child of it
+(:func:`child`, keyed by the step and a named slot below), so a resumed run draws exactly what
+the uninterrupted one drew. Library code never seeds global state.
 """
 
 from __future__ import annotations
@@ -18,16 +20,39 @@ if TYPE_CHECKING:
     import torch
 
 __all__ = [
+    "KEY_INIT",
+    "KEY_PREPARE",
+    "KEY_TRIAL",
     "RandomState",
     "as_generator",
+    "child",
+    "child_int",
+    "child_rng",
     "child_seeds",
     "derive_int_seed",
+    "root_seed",
     "seed_of",
+    "seed_state",
     "spawn_seeds",
     "torch_generator",
 ]
 
-RandomState: TypeAlias = "int | np.random.Generator | np.random.SeedSequence | None"
+RandomState: TypeAlias = (
+    "int | np.random.Generator | np.random.SeedSequence | np.random.RandomState | None"
+)
+
+#: Spawn-key slots of a run's root seed. Step ``t`` of a run draws from ``child(root, t, ...)``;
+#: the slots below lie far above any step count, so one-off streams never meet a step's.
+KEY_PREPARE = 10_000  # one-off work before the first step (partitioning, a bandit's stream)
+KEY_TRIAL = 50_000  # the per-trial splits of an experiment
+KEY_INIT = 2**31  # evaluation sets and the learner drawn before round 0
+
+
+def _draw_entropy(random_state: np.random.Generator | np.random.RandomState) -> int:
+    """One 63-bit draw from a caller's stream (advances it)."""
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(np.iinfo(np.int64).max, dtype=np.int64))
+    return int(random_state.integers(2**63))
 
 
 def as_generator(random_state: Any) -> np.random.Generator:
@@ -50,6 +75,8 @@ def as_generator(random_state: Any) -> np.random.Generator:
     """
     if isinstance(random_state, np.random.Generator):
         return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(_draw_entropy(random_state))
     if random_state is None or isinstance(random_state, np.random.SeedSequence):
         return np.random.default_rng(random_state)
     if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
@@ -103,12 +130,67 @@ def spawn_seeds(random_state: Any, n: int) -> list[np.random.SeedSequence]:
     """
     if isinstance(random_state, np.random.SeedSequence):
         return child_seeds(random_state, n)
-    if isinstance(random_state, np.random.Generator):
-        root = np.random.SeedSequence(int(random_state.integers(2**63)))
+    if isinstance(random_state, (np.random.Generator, np.random.RandomState)):
+        root = np.random.SeedSequence(_draw_entropy(random_state))
     else:
         as_generator(random_state)  # validates the type and sign
         root = np.random.SeedSequence(None if random_state is None else int(random_state))
     return list(root.spawn(n))
+
+
+def root_seed(random_state: Any, resume_state: Any = None) -> np.random.SeedSequence:
+    """Return the root seed sequence of one run.
+
+    Parameters
+    ----------
+    random_state : int, Generator, SeedSequence, RandomState or None
+        The strategy's ``random_state``. A generator or ``RandomState`` is drawn from once;
+        None draws fresh entropy.
+    resume_state : mapping or None, default=None
+        What :func:`seed_state` recorded in a checkpoint: a resumed run takes the checkpoint's
+        root, so even a run seeded with None resumes to the uninterrupted result.
+
+    Examples
+    --------
+    >>> root_seed(3).entropy, root_seed(None, seed_state(root_seed(3))).entropy
+    (3, 3)
+    """
+    if resume_state and "entropy" in resume_state:
+        return np.random.SeedSequence(
+            int(resume_state["entropy"]), spawn_key=tuple(resume_state.get("spawn_key", ()))
+        )
+    if isinstance(random_state, np.random.SeedSequence):
+        return random_state
+    if isinstance(random_state, (np.random.Generator, np.random.RandomState)):
+        return np.random.SeedSequence(_draw_entropy(random_state))
+    as_generator(random_state)  # validates the type and sign
+    return np.random.SeedSequence(random_state)
+
+
+def seed_state(root: np.random.SeedSequence) -> dict[str, Any]:
+    """JSON-ready description of ``root`` that :func:`root_seed` turns back into it."""
+    return {"entropy": str(root.entropy), "spawn_key": [int(k) for k in root.spawn_key]}
+
+
+def child(root: np.random.SeedSequence, *key: int) -> np.random.SeedSequence:
+    """Return the fixed child of ``root`` at ``key`` (the same on every call, unlike ``spawn``).
+
+    Examples
+    --------
+    >>> child(np.random.SeedSequence(0), 4, 1).spawn_key
+    (4, 1)
+    """
+    return np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, *key))
+
+
+def child_rng(root: np.random.SeedSequence, *key: int) -> np.random.Generator:
+    """Return a generator on :func:`child` ``(root, *key)``."""
+    return np.random.default_rng(child(root, *key))
+
+
+def child_int(root: np.random.SeedSequence, *key: int) -> int:
+    """Return a 32-bit int seed from :func:`child` ``(root, *key)`` (for libraries)."""
+    return int(child(root, *key).generate_state(1)[0])
 
 
 def derive_int_seed(random_state: Any) -> int:

@@ -21,9 +21,18 @@ from fairacq.exceptions import CorruptFileError, InvalidDataError
 
 __all__ = ["Trace", "TraceRecorder"]
 
-#: Metadata keys that differ between two otherwise identical runs.
+#: Metadata keys that differ between two otherwise identical runs (how long, where, and
+#: whether the run was resumed on the way).
 _VOLATILE_META = frozenset(
-    {"elapsed_s", "created_unix", "package_versions", "python", "host", "timings"}
+    {
+        "elapsed_s",
+        "created_unix",
+        "package_versions",
+        "python",
+        "host",
+        "timings",
+        "resumed_at_step",
+    }
 )
 _PACKAGES = ("numpy", "scipy", "pandas", "scikit-learn", "torch", "cvxpy")
 

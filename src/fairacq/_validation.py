@@ -122,7 +122,9 @@ def _satisfies(constraint: Any, value: Any) -> bool:
     if constraint == "random_state":
         if isinstance(value, numbers.Integral) and not isinstance(value, bool):
             return int(value) >= 0
-        return value is None or isinstance(value, (np.random.Generator, np.random.SeedSequence))
+        return value is None or isinstance(
+            value, (np.random.Generator, np.random.SeedSequence, np.random.RandomState)
+        )
     if constraint == "boolean":
         return isinstance(value, (bool, np.bool_))
     if constraint == "callable":
@@ -136,7 +138,7 @@ def _describe(constraint: Any) -> str:
     if constraint is None:
         return "None"
     if constraint == "random_state":
-        return "an int >= 0, a numpy Generator, a SeedSequence or None"
+        return "an int >= 0, a numpy Generator, SeedSequence or RandomState, or None"
     if constraint in ("boolean", "callable"):
         return {"boolean": "a bool", "callable": "a callable"}[constraint]
     if isinstance(constraint, type):

@@ -257,3 +257,32 @@ def test_uniform_allocation_property(budget: int, b0: int, paired: bool) -> None
     assert 0 <= budget - drawn < per_round
     counts = list(sampler.allocation_.values())
     assert max(counts) - min(counts) <= b0
+
+
+class _Interrupt(Exception):
+    """Raised by a callback to simulate a killed run."""
+
+
+@pytest.mark.parametrize("k", [3, 5, 8])
+def test_interrupted_then_resumed_from_checkpoint_path_equals_uninterrupted(
+    k: int, tmp_path: Path
+) -> None:
+    from fairacq import CheckpointCallback
+
+    def interrupt(rec: Any) -> None:
+        if rec.n_steps >= k:
+            raise _Interrupt
+
+    oracle = DatasetOracle(load_toy(400, random_state=0))
+    make = lambda: AoptSampler(budget=40, random_state=np.random.RandomState(5))  # noqa: E731
+    with pytest.raises(_Interrupt):
+        make().run(
+            oracle, test=20, callbacks=[CheckpointCallback(tmp_path / "ck", every=1), interrupt]
+        )
+    sampler = make()
+    resumed = sampler.run(oracle, test=20, continue_from=tmp_path / "ck")
+    seed = int(resumed.meta["resume_state"]["entropy"])  # drawn from the RandomState once
+    full = AoptSampler(budget=40, random_state=seed).run(oracle, test=20)
+    assert resumed.to_frame().equals(full.to_frame())
+    assert sampler.trace_ is resumed
+    assert resumed.meta["stop_reason"] == "budget"

@@ -14,7 +14,7 @@ memory, read chunk by chunk (a few bytes per row stay in memory); its blocks are
 serially or on a dask cluster (:func:`make_chunk_executor`), with the same acquisition order.
 """
 
-from fairacq.acquisition._acquirer import Acquirer, AcquisitionState, Proposal
+from fairacq.acquisition._acquirer import Acquirer
 from fairacq.acquisition._bandit import (
     BanditPolicy,
     EpsilonGreedyPolicy,
@@ -50,6 +50,7 @@ from fairacq.acquisition._pool_source import InMemoryPool, PoolSource, as_pool_s
 from fairacq.acquisition._random_acquirer import RandomAcquirer
 from fairacq.acquisition._registry import acquire, available_acquirers, make_acquirer
 from fairacq.acquisition._rewards import REWARD_KINDS, reward_per_cost, share_reward
+from fairacq.acquisition._state import AcquisitionState, Proposal
 from fairacq.acquisition._valuation_scores import pool_improvement_scores, surrogate_for
 
 __all__ = [

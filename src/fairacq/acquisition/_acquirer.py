@@ -10,86 +10,28 @@ split steers; the test split is only reported. One trace row is recorded per eva
 
 from __future__ import annotations
 
-import time
+import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from fairacq._base import Strategy
-from fairacq._callbacks import Callback, run_callbacks
-from fairacq._trace import Trace, TraceRecorder
+from fairacq._callbacks import Callback
+from fairacq._loop import run_loop
+from fairacq._trace import Trace
 from fairacq._validation import Interval, Options
+from fairacq.acquisition._acquisition_loop import AcquisitionLoop
 from fairacq.acquisition._chunk_map import ChunkExecutor
-from fairacq.acquisition._pool_source import InMemoryPool, PoolSource, as_pool_source
+from fairacq.acquisition._pool_source import PoolSource, as_pool_source
+from fairacq.acquisition._state import AcquisitionState, Proposal
 from fairacq.data import FairDataset
 from fairacq.exceptions import BudgetError, InvalidDataError
 from fairacq.metrics import available
-from fairacq.models import (
-    DEFAULT_METRICS,
-    available_learners,
-    evaluate,
-    learner_spec,
-    make_learner,
-    partial_update,
-)
+from fairacq.models import DEFAULT_METRICS, available_learners
 
 __all__ = ["Acquirer", "AcquisitionState", "Proposal"]
-
-
-@dataclass
-class AcquisitionState:
-    """What a method may look at when it proposes the next batch.
-
-    Attributes
-    ----------
-    train : FairDataset
-        Training rows so far (initial plus accepted batches).
-    pool : PoolSource
-        The whole candidate pool (positions index it): an :class:`InMemoryPool` or a
-        streamed :class:`ParquetPool`; score it with ``pool.map_blocks``.
-    available : ndarray of bool
-        Pool positions not yet acquired (and not excluded by the method).
-    costs : ndarray of float
-        Acquisition cost of each pool row (ones when the pool has no cost column).
-    model : estimator
-        The learner fitted on ``train``.
-    fairness : float
-        The steering metric of ``model`` on the validation split.
-    best_fairness : float
-        The best (smallest absolute) steering value accepted so far.
-    evaluation : int
-        Number of batches evaluated so far.
-    X_pool : ndarray of shape (len(pool), n_features)
-        The pool's features as one float array for an in-memory pool; empty (0, 0) for a
-        streamed one. Methods read the pool through ``pool`` instead.
-    extra : dict
-        Scratch space for a method.
-    executor : ChunkExecutor or None
-        Where per-block scoring of the pool runs (None: serially here).
-    """
-
-    train: FairDataset
-    pool: PoolSource
-    available: NDArray[np.bool_]
-    costs: NDArray[np.float64]
-    model: Any
-    fairness: float
-    best_fairness: float
-    evaluation: int = 0
-    X_pool: NDArray[np.float64] = field(default_factory=lambda: np.empty((0, 0)))
-    extra: dict[str, Any] = field(default_factory=dict)
-    executor: ChunkExecutor | None = None
-
-
-@dataclass(frozen=True)
-class Proposal:
-    """Candidates for the next batch, in priority order, and the arm they come from."""
-
-    candidates: NDArray[np.int64]
-    arm: int = -1
 
 
 class Acquirer(Strategy):
@@ -120,8 +62,23 @@ class Acquirer(Strategy):
         for learners that have one (``LearnerSpec.partial_fit``: the MLP); the others are
         still retrained from scratch, as the authors' code does for trees. The trace records
         which was used (``meta["refit_used"]``).
-    random_state : int, Generator, SeedSequence or None
+    random_state : int, Generator, SeedSequence, RandomState or None
         Controls every random draw.
+
+    Attributes
+    ----------
+    trace_ : Trace
+        The last run's trace (what :meth:`run` returned).
+    acquired_ : ndarray of int
+        Pool positions acquired, in order.
+    stop_reason_ : str
+        ``"budget"``, ``"tau"``, ``"max_evaluations"``, ``"exhausted"`` or ``"callback"``.
+    n_evaluations_ : int
+        Batches evaluated (kept or not).
+    model_ : estimator
+        The learner fitted on the final training set.
+    timings_ : dict
+        Seconds spent preparing, proposing and fitting.
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
@@ -195,6 +152,9 @@ class Acquirer(Strategy):
     def _load_resume_state(self, state: dict[str, Any]) -> None:
         """Restore what :meth:`_resume_state` returned."""
 
+    def _replay_accepted(self, state: AcquisitionState, batch: NDArray[np.int64]) -> None:
+        """Re-apply what keeping ``batch`` did to the method (a resumed run replays it)."""
+
     @property
     def method_name(self) -> str:
         """Name recorded in traces."""
@@ -209,7 +169,7 @@ class Acquirer(Strategy):
         validation: FairDataset,
         test: FairDataset | None = None,
         costs: Any = None,
-        continue_from: Trace | None = None,
+        continue_from: Trace | str | os.PathLike[str] | None = None,
         callbacks: Sequence[Callback] = (),
         executor: ChunkExecutor | None = None,
     ) -> Trace:
@@ -232,9 +192,12 @@ class Acquirer(Strategy):
             Cost of acquiring each pool row; ``budget`` and ``batch_size`` are then in cost units.
             None means the pool's cost column (``ParquetPool(cost_column=...)``) or, without
             one, every row costs 1 (the paper's setting).
-        continue_from : Trace or None, default=None
-            A checkpoint of an interrupted run with the same inputs and parameters; the run
-            replays its accepted batches, restores the method's state and goes on.
+        continue_from : Trace, path or None, default=None
+            A checkpoint of an interrupted run with the same inputs and parameters (a
+            :class:`~fairacq.Trace`, the path :class:`~fairacq.CheckpointCallback` wrote, or a
+            folder holding ``trace.parquet``); the run prepares on the initial data as the
+            uninterrupted run did, replays the accepted batches, restores the method's state
+            and goes on: the result equals the uninterrupted run's.
         callbacks : sequence of callables
             Called after each evaluation with the recorder; one returning ``False`` stops.
         executor : ChunkExecutor or None, default=None
@@ -263,170 +226,39 @@ class Acquirer(Strategy):
             costs = source.costs
         cost_arr = self._check_inputs(train, source, validation, test, costs)
         del pool
-        root = self._seed_sequence()
-        learner_seed = int(root.generate_state(1)[0])
-        metrics = list(dict.fromkeys(["accuracy", self.metric, *self.track]))
-        rec = TraceRecorder(
+        loop = AcquisitionLoop(
+            self,
+            train,
+            source,
+            validation=validation,
+            test=test,
+            costs=cost_arr,
+            executor=executor,
+        )
+        result = run_loop(
+            loop,
             method=self.method_name,
             config=self._config(),
             random_state=self.random_state,
             continue_from=continue_from,
+            callbacks=callbacks,
             dataset=train.name,
             pool_size=len(source),
             cost_model="uniform" if costs is None else "per-row",
         )
-
-        incremental = self.refit == "partial" and learner_spec(self.learner).partial_fit
-
-        def fit(data: FairDataset) -> Any:
-            return make_learner(self.learner, random_state=learner_seed).fit(
-                data.to_numpy(), data.y
-            )
-
-        def learn(model: Any, data: FairDataset, batch_rows: FairDataset) -> Any:
-            """Return the model after ``batch_rows`` joined ``data`` (its last rows)."""
-            if incremental:
-                return partial_update(model, batch_rows.to_numpy(), batch_rows.y)
-            return fit(data)
-
-        available_mask = np.ones(len(source), dtype=bool)
-        spent = 0.0
-        current = train
-        replayed: list[FairDataset] = []
-        if continue_from is not None:
-            for row in continue_from.to_frame().to_dict("records"):
-                if row.get("accepted") and row.get("step", 0) > 0:
-                    batch = np.asarray(_as_list(row.get("batch")), dtype=np.int64)
-                    available_mask[batch] = False
-                    spent += float(cost_arr[batch].sum())
-                    replayed.append(source.take(batch))
-                    current = current.concat(replayed[-1])
-        if incremental:  # replay the updates in order: the model depends on its history
-            model = fit(train)
-            for batch_rows in replayed:
-                model = learn(model, current, batch_rows)
-        else:
-            model = fit(current)
-        val = evaluate(model, validation, metrics)
-        fairness = abs(val[self.metric])
-        state = AcquisitionState(
-            current,
-            source,
-            available_mask,
-            cost_arr,
-            model,
-            fairness,
-            fairness,
-            X_pool=source.X if isinstance(source, InMemoryPool) else np.empty((0, 0)),
-            executor=executor,
-        )
-        clock = time.perf_counter()
-        self._prepare(state, validation, root)
-        timings = {"prepare_s": time.perf_counter() - clock, "propose_s": 0.0, "fit_s": 0.0}
-        if continue_from is None:
-            rec.record(
-                cost=0.0,
-                batch=[],
-                arm=-1,
-                accepted=True,
-                batch_cost=0.0,
-                n_train=len(current),
-                candidate_val_fairness=fairness,
-                **self._measure(val, model, test, metrics),
-            )
-        else:
-            resume = continue_from.meta.get("resume_state", {})
-            state.best_fairness = float(resume.get("best_fairness", fairness))
-            state.evaluation = int(resume.get("evaluation", len(continue_from) - 1))
-            self._load_resume_state(resume.get("method", {}))
-        cap = self.max_evaluations or int(np.ceil(cost_arr.sum() / self.batch_size)) + 1
-        self.stop_reason_ = "budget"
-        while True:
-            if state.best_fairness < self.tau:
-                self.stop_reason_ = "tau"
-                break
-            if state.evaluation >= cap:
-                self.stop_reason_ = "max_evaluations"
-                break
-            remaining = self.budget - spent
-            if remaining < np.min(cost_arr[available_mask], initial=np.inf):
-                break
-            clock = time.perf_counter()
-            proposal = self._propose(state, _round_rng(root, state.evaluation))
-            timings["propose_s"] += time.perf_counter() - clock
-            batch = _fill_batch(proposal.candidates, cost_arr, min(self.batch_size, remaining))
-            if batch.size == 0:
-                self.stop_reason_ = "exhausted"
-                break
-            state.evaluation += 1
-            batch_cost = float(cost_arr[batch].sum())
-            batch_rows = source.take(batch)
-            candidate_data = state.train.concat(batch_rows)
-            clock = time.perf_counter()
-            candidate = learn(state.model, candidate_data, batch_rows)
-            timings["fit_s"] += time.perf_counter() - clock
-            cand_val = evaluate(candidate, validation, metrics)
-            new_fairness = abs(cand_val[self.metric])
-            improvement = state.fairness - new_fairness
-            accepted = self._accept(state, new_fairness)
-            self._feedback(state, proposal, batch, improvement, accepted, batch_cost)
-            if accepted:
-                available_mask[batch] = False
-                spent += batch_cost
-                state.train, state.model, state.fairness = candidate_data, candidate, new_fairness
-                state.best_fairness = min(state.best_fairness, new_fairness)
-                val = cand_val
-            rec.record(
-                cost=spent,
-                batch=batch.tolist(),
-                arm=proposal.arm,
-                accepted=accepted,
-                batch_cost=batch_cost,
-                n_train=len(state.train),
-                candidate_val_fairness=new_fairness,
-                **self._measure(val, state.model, test, metrics),
-            )
-            rec.set_resume_state(
-                {
-                    "best_fairness": state.best_fairness,
-                    "evaluation": state.evaluation,
-                    "method": self._resume_state(),
-                }
-            )
-            if not run_callbacks(list(callbacks), rec):
-                self.stop_reason_ = "callback"
-                break
-        acquired = [int(i) for r in _rec_rows(rec) if r["accepted"] for i in r["batch"]]
-        self.acquired_ = np.asarray(acquired, dtype=np.int64)
-        self.n_evaluations_ = state.evaluation
-        self.model_ = state.model
-        self.timings_ = timings
-        return rec.finish(
-            stop_reason=self.stop_reason_,
-            timings=timings,
-            refit_used="partial" if incremental else "scratch",
-            **self._run_meta(),
-        )
+        frame = result.trace.to_frame()
+        kept = frame[(frame["step"] > 0) & frame["accepted"].astype(bool)]
+        self.acquired_ = np.asarray([int(i) for b in kept["batch"] for i in b], dtype=np.int64)
+        self.stop_reason_ = result.stop_reason
+        self.n_evaluations_ = loop.state.evaluation
+        self.model_ = loop.state.model
+        self.timings_ = loop.timings
+        self.trace_ = result.trace
+        return result.trace
 
     # -- helpers ---------------------------------------------------------------------------
     def _config(self) -> dict[str, Any]:
         return {k: v for k, v in self.get_params(deep=False).items() if k != "random_state"}
-
-    def _measure(
-        self, val: dict[str, float], model: Any, test: FairDataset | None, metrics: list[str]
-    ) -> dict[str, float]:
-        out = {f"val_{k}": v for k, v in val.items()}
-        if test is not None:
-            out.update({f"test_{k}": v for k, v in evaluate(model, test, metrics).items()})
-        return out
-
-    def _seed_sequence(self) -> np.random.SeedSequence:
-        rs = self.random_state
-        if isinstance(rs, np.random.SeedSequence):
-            return rs
-        if isinstance(rs, np.random.Generator):
-            return np.random.SeedSequence(int(rs.integers(2**63)))
-        return np.random.SeedSequence(rs)
 
     def _check_inputs(
         self,
@@ -477,32 +309,3 @@ class Acquirer(Strategy):
                 f"({self.budget}). Use a batch no larger than the budget."
             )
         return cost_arr
-
-
-def _rec_rows(rec: TraceRecorder) -> list[dict[str, Any]]:
-    """Return the rows recorded so far, excluding the initial step."""
-    frame = rec.finish().to_frame()
-    return [{str(k): v for k, v in r.items()} for r in frame.to_dict("records") if r["step"] > 0]
-
-
-def _fill_batch(
-    candidates: NDArray[np.int64], costs: NDArray[np.float64], capacity: float
-) -> NDArray[np.int64]:
-    """Take candidates in order while their cumulative cost fits in ``capacity``."""
-    if candidates.size == 0:
-        return candidates
-    cum = np.cumsum(costs[candidates])
-    return candidates[cum <= capacity + 1e-9]
-
-
-def _round_rng(root: np.random.SeedSequence, step: int) -> np.random.Generator:
-    """Return the stream of evaluation ``step``, a fixed child of the run's seed (resumable)."""
-    return np.random.default_rng(
-        np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, step))
-    )
-
-
-def _as_list(value: Any) -> list[Any]:
-    if value is None:
-        return []
-    return list(np.asarray(value).ravel())

@@ -10,8 +10,9 @@ from typing import Any, ClassVar, cast
 import numpy as np
 from numpy.typing import NDArray
 
+from fairacq._random import KEY_PREPARE, child
 from fairacq._validation import Interval, Options
-from fairacq.acquisition._acquirer import Acquirer, AcquisitionState, Proposal
+from fairacq.acquisition._acquirer import Acquirer
 from fairacq.acquisition._bandit import make_policy
 from fairacq.acquisition._chunk_map import ChunkExecutor
 from fairacq.acquisition._partition import (
@@ -22,6 +23,7 @@ from fairacq.acquisition._partition import (
 )
 from fairacq.acquisition._pool_source import PoolSource, as_pool_source
 from fairacq.acquisition._rewards import reward_per_cost, share_reward
+from fairacq.acquisition._state import AcquisitionState, Proposal
 from fairacq.acquisition._valuation_scores import pool_improvement_scores
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidParameterError
@@ -374,6 +376,9 @@ class DataSiftAcquirer(Acquirer):
     def _resume_state(self) -> dict[str, Any]:
         return {"policy": self._policy.state_dict(), "excluded": list(self._excluded)}
 
+    def _replay_accepted(self, state: AcquisitionState, batch: NDArray[np.int64]) -> None:
+        self._close(batch)
+
     def _load_resume_state(self, state: dict[str, Any]) -> None:
         if "policy" in state:
             self._policy.load_state_dict(state["policy"])
@@ -417,11 +422,8 @@ class AutoDataAcquirer(DataSiftAcquirer):
 
 
 def _children(root: np.random.SeedSequence, n: int) -> list[np.random.SeedSequence]:
-    """Return fixed children of ``root`` (independent of earlier spawns)."""
-    return [
-        np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, 10_000 + i))
-        for i in range(n)
-    ]
+    """Return the fixed one-off children of ``root`` (independent of the steps' streams)."""
+    return [child(root, KEY_PREPARE + i) for i in range(n)]
 
 
 def _batch_len(candidates: NDArray[np.int64], costs: NDArray[np.float64], cap: float) -> int:

@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from fairacq.acquisition._acquirer import Acquirer, AcquisitionState, Proposal
+from fairacq.acquisition._acquirer import Acquirer
+from fairacq.acquisition._state import AcquisitionState, Proposal
 from fairacq.models import predict_scores
 
 __all__ = ["EntropyAcquirer", "binary_entropy"]

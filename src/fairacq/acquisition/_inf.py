@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from fairacq.acquisition._acquirer import Acquirer, AcquisitionState, Proposal
+from fairacq.acquisition._acquirer import Acquirer
+from fairacq.acquisition._state import AcquisitionState, Proposal
 from fairacq.acquisition._valuation_scores import pool_improvement_scores
 from fairacq.data import FairDataset
 

@@ -1,0 +1,214 @@
+"""One acquisition run as a :class:`~fairacq._loop.RunLoop`: batches proposed, refit, kept."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from fairacq._loop import RunLoop
+from fairacq._random import child_rng
+from fairacq.acquisition._chunk_map import ChunkExecutor
+from fairacq.acquisition._pool_source import InMemoryPool, PoolSource
+from fairacq.acquisition._state import AcquisitionState
+from fairacq.data import FairDataset
+from fairacq.models import evaluate, learner_spec, make_learner, partial_update
+
+__all__ = ["AcquisitionLoop", "fill_batch"]
+
+
+class AcquisitionLoop(RunLoop):
+    """The loop of :meth:`Acquirer.run <fairacq.acquisition.Acquirer.run>`.
+
+    Step 0 is the model on the initial training set; every later step evaluates one batch.
+    A resumed run prepares the method on the initial state, as the uninterrupted run did, then
+    replays the accepted batches and restores the method's state. ``acquirer`` is the
+    :class:`~fairacq.acquisition.Acquirer` whose hooks (``_prepare``, ``_propose``, ...) it calls.
+    """
+
+    def __init__(
+        self,
+        acquirer: Any,
+        train: FairDataset,
+        source: PoolSource,
+        *,
+        validation: FairDataset,
+        test: FairDataset | None,
+        costs: NDArray[np.float64],
+        executor: ChunkExecutor | None,
+    ) -> None:
+        self.acq = acquirer
+        self.train = train
+        self.source = source
+        self.validation = validation
+        self.test = test
+        self.costs = costs
+        self.executor = executor
+        self.metrics = list(dict.fromkeys(["accuracy", acquirer.metric, *acquirer.track]))
+        self.incremental = acquirer.refit == "partial" and bool(
+            learner_spec(acquirer.learner).partial_fit
+        )
+        self.cap = acquirer.max_evaluations or int(np.ceil(costs.sum() / acquirer.batch_size)) + 1
+        self.spent = 0.0
+        self.timings = {"prepare_s": 0.0, "propose_s": 0.0, "fit_s": 0.0}
+        self._replayed: list[FairDataset] = []
+
+    # -- models ------------------------------------------------------------------------------
+    def _fit(self, data: FairDataset) -> Any:
+        model = make_learner(self.acq.learner, random_state=self._learner_seed)
+        return model.fit(data.to_numpy(), data.y)
+
+    def _learn(self, model: Any, data: FairDataset, batch_rows: FairDataset) -> Any:
+        """Return the model after ``batch_rows`` joined ``data`` (its last rows)."""
+        if self.incremental:
+            return partial_update(model, batch_rows.to_numpy(), batch_rows.y)
+        return self._fit(data)
+
+    def _measure(self, val: dict[str, float], model: Any) -> dict[str, float]:
+        out = {f"val_{k}": v for k, v in val.items()}
+        if self.test is not None:
+            scores = evaluate(model, self.test, self.metrics)
+            out.update({f"test_{k}": v for k, v in scores.items()})
+        return out
+
+    # -- the run -----------------------------------------------------------------------------
+    def start(self, root: np.random.SeedSequence) -> dict[str, Any]:
+        self.root = root
+        self._learner_seed = int(root.generate_state(1)[0])
+        model = self._fit(self.train)
+        self.val = evaluate(model, self.validation, self.metrics)
+        fairness = abs(self.val[self.acq.metric])
+        source = self.source
+        self.state = AcquisitionState(
+            self.train,
+            source,
+            np.ones(len(source), dtype=bool),
+            self.costs,
+            model,
+            fairness,
+            fairness,
+            X_pool=source.X if isinstance(source, InMemoryPool) else np.empty((0, 0)),
+            executor=self.executor,
+        )
+        clock = time.perf_counter()
+        self.acq._prepare(self.state, self.validation, root)
+        self.timings["prepare_s"] = time.perf_counter() - clock
+        return {
+            "cost": 0.0,
+            "batch": [],
+            "arm": -1,
+            "accepted": True,
+            "batch_cost": 0.0,
+            "n_train": len(self.train),
+            "candidate_val_fairness": fairness,
+            **self._measure(self.val, model),
+        }
+
+    def replay(self, row: Mapping[str, Any]) -> None:
+        if not row.get("accepted") or row.get("step", 0) == 0:
+            return
+        batch = np.asarray(_as_list(row.get("batch")), dtype=np.int64)
+        self.state.available[batch] = False
+        self.spent += float(self.costs[batch].sum())
+        self._replayed.append(self.source.take(batch))
+        self.state.train = self.state.train.concat(self._replayed[-1])
+        self.acq._replay_accepted(self.state, batch)
+
+    def restore(self, state: Mapping[str, Any]) -> None:
+        st = self.state
+        if self.incremental:  # replay the updates in order: the model depends on its history
+            model = st.model
+            for batch_rows in self._replayed:
+                model = self._learn(model, st.train, batch_rows)
+        elif self._replayed:
+            model = self._fit(st.train)
+        else:
+            model = st.model
+        st.model = model
+        self.val = evaluate(model, self.validation, self.metrics)
+        st.fairness = abs(self.val[self.acq.metric])
+        st.best_fairness = float(state.get("best_fairness", st.fairness))
+        st.evaluation = int(state.get("evaluation", len(self._replayed)))
+        self.acq._load_resume_state(state.get("method", {}))
+
+    def stop_reason(self) -> str | None:
+        st = self.state
+        if st.best_fairness < self.acq.tau:
+            return "tau"
+        if st.evaluation >= self.cap:
+            return "max_evaluations"
+        remaining = self.acq.budget - self.spent
+        if remaining < np.min(self.costs[st.available], initial=np.inf):
+            return "budget"
+        return None
+
+    def step(self, index: int) -> dict[str, Any] | None:
+        st, acq = self.state, self.acq
+        clock = time.perf_counter()
+        proposal = acq._propose(st, child_rng(self.root, st.evaluation))
+        self.timings["propose_s"] += time.perf_counter() - clock
+        capacity = min(acq.batch_size, acq.budget - self.spent)
+        batch = fill_batch(proposal.candidates, self.costs, capacity)
+        if batch.size == 0:
+            return None
+        st.evaluation += 1
+        batch_cost = float(self.costs[batch].sum())
+        batch_rows = self.source.take(batch)
+        candidate_data = st.train.concat(batch_rows)
+        clock = time.perf_counter()
+        candidate = self._learn(st.model, candidate_data, batch_rows)
+        self.timings["fit_s"] += time.perf_counter() - clock
+        cand_val = evaluate(candidate, self.validation, self.metrics)
+        new_fairness = abs(cand_val[acq.metric])
+        improvement = st.fairness - new_fairness
+        accepted = acq._accept(st, new_fairness)
+        acq._feedback(st, proposal, batch, improvement, accepted, batch_cost)
+        if accepted:
+            st.available[batch] = False
+            self.spent += batch_cost
+            st.train, st.model, st.fairness = candidate_data, candidate, new_fairness
+            st.best_fairness = min(st.best_fairness, new_fairness)
+            self.val = cand_val
+        return {
+            "cost": self.spent,
+            "batch": batch.tolist(),
+            "arm": proposal.arm,
+            "accepted": accepted,
+            "batch_cost": batch_cost,
+            "n_train": len(st.train),
+            "candidate_val_fairness": new_fairness,
+            **self._measure(self.val, st.model),
+        }
+
+    def resume_state(self) -> dict[str, Any]:
+        return {
+            "best_fairness": self.state.best_fairness,
+            "evaluation": self.state.evaluation,
+            "method": self.acq._resume_state(),
+        }
+
+    def finish(self) -> dict[str, Any]:
+        return {
+            "timings": self.timings,
+            "refit_used": "partial" if self.incremental else "scratch",
+            **self.acq._run_meta(),
+        }
+
+
+def fill_batch(
+    candidates: NDArray[np.int64], costs: NDArray[np.float64], capacity: float
+) -> NDArray[np.int64]:
+    """Take candidates in order while their cumulative cost fits in ``capacity``."""
+    if candidates.size == 0:
+        return candidates
+    cum = np.cumsum(costs[candidates])
+    return candidates[cum <= capacity + 1e-9]
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return list(np.asarray(value).ravel())

@@ -1,0 +1,173 @@
+"""One group-sampling run as a :class:`~fairacq._loop.RunLoop`: a group per round."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from fairacq._loop import RunLoop
+from fairacq._random import KEY_INIT, child_int, child_rng
+from fairacq.data import FairDataset
+from fairacq.sampling._eval_sets import Arrays, check_width, empty, eval_sets
+from fairacq.sampling._learners import RoundLearner, make_round_learner
+from fairacq.sampling._oracles import GroupOracle
+from fairacq.sampling._state import SamplerState
+
+__all__ = ["SamplingLoop", "measure_groups"]
+
+_EPS = 1e-12
+
+
+class SamplingLoop(RunLoop):
+    """The loop of :meth:`GroupSampler.run <fairacq.sampling.GroupSampler.run>`.
+
+    Round ``t`` draws from the fixed children ``(t, 0)`` (the rule), ``(t, 1)`` (the oracle)
+    and ``(t, 2)`` (the learner) of the run's root seed; a resumed run replays the recorded
+    rounds' draws and loads the learner's saved parameters. ``sampler`` is the
+    :class:`~fairacq.sampling.GroupSampler` whose ``_choose`` picks each round's group.
+    """
+
+    def __init__(
+        self,
+        sampler: Any,
+        oracle: GroupOracle,
+        *,
+        validation: FairDataset | int | None,
+        test: FairDataset | int | None,
+        n0: int,
+    ) -> None:
+        self.sampler = sampler
+        self.oracle = oracle
+        self.validation = validation
+        self.test = test
+        self.n0 = n0
+        self.names = list(oracle.group_names)
+        self.paired = validation is None
+        self.per_round = sampler.b0 * (2 if self.paired else 1)
+        m = len(self.names)
+        self.train_X: list[NDArray[np.float64]] = []
+        self.train_y: list[NDArray[np.int64]] = []
+        self.counts = np.zeros(m, dtype=np.int64)
+        self.history: list[list[float]] = [[] for _ in range(m)]
+        self.val_loss = np.zeros(m)
+        self.spent = 0.0
+        self.t = 0
+        self.n_features = 0
+
+    def start(self, root: np.random.SeedSequence) -> None:
+        self.root = root
+        if hasattr(self.oracle, "reset"):
+            self.oracle.reset()
+        init_rng = child_rng(root, KEY_INIT)
+        m = len(self.names)
+        val_sets = eval_sets("validation", self.validation, self.oracle, self.names, init_rng)
+        self.test_sets = eval_sets("test", self.test, self.oracle, self.names, init_rng)
+        self.val_sets: list[Arrays] = val_sets or [empty(0) for _ in range(m)]
+        self.learner: RoundLearner = make_round_learner(
+            self.sampler.mode, child_int(root, KEY_INIT + 1)
+        )
+        return None
+
+    def _draw(self, z: int) -> None:
+        """Draw round ``self.t``'s samples of group ``z`` (and its paired validation rows)."""
+        b0, rng = self.sampler.b0, child_rng(self.root, self.t, 1)
+        X, y = self.oracle.draw(z, b0, rng)
+        if not self.train_X:
+            check_width(X.shape[1], self.val_sets, self.test_sets)
+        self.train_X.append(X)
+        self.train_y.append(y)
+        self.n_features = X.shape[1]
+        self.counts[z] += b0
+        self.spent += b0
+        if self.paired:
+            Xv, yv = self.oracle.draw(z, b0, rng)
+            old_X, old_y = self.val_sets[z]
+            new_X = np.vstack([old_X, Xv]) if len(old_y) else Xv
+            self.val_sets[z] = (new_X, np.concatenate([old_y, yv]))
+            self.spent += b0
+
+    def replay(self, row: Mapping[str, Any]) -> None:
+        self._draw(int(row["group_code"]))
+        for g, name in enumerate(self.names):
+            self.history[g].append(float(row[f"val_acc_{name}"]))
+            self.val_loss[g] = float(row[f"val_loss_{name}"])
+        self.t += 1
+
+    def restore(self, state: Mapping[str, Any]) -> None:
+        self.learner.load_state(dict(state.get("learner", {})))
+
+    def stop_reason(self) -> str | None:
+        return "budget" if self.sampler.budget - self.spent < self.per_round else None
+
+    def step(self, index: int) -> dict[str, Any]:
+        t, m = self.t, len(self.names)
+        state = SamplerState(
+            t,
+            self.counts.copy(),
+            self.val_loss.copy(),
+            self.history,
+            self.oracle.proportions,
+            self.n_features,
+            self.sampler.b0,
+        )
+        if t < self.n0:
+            z, reason, scores = t % m, "initial", None
+        else:
+            z, reason, scores = self.sampler._choose(state, child_rng(self.root, t, 0))
+        self._draw(z)
+        X, y = np.vstack(self.train_X), np.concatenate(self.train_y)
+        self.learner.update(X, y, child_int(self.root, t, 2))
+        row: dict[str, Any] = {"round": t, "group": self.names[z], "group_code": z}
+        row["reason"] = reason
+        row.update(self._allocation_columns(scores))
+        row.update(self._evaluation_columns())
+        self.t += 1
+        return {"cost": self.spent, **row}
+
+    def _allocation_columns(self, scores: NDArray[np.float64] | None) -> dict[str, Any]:
+        pi = self.counts / self.counts.sum()
+        row: dict[str, Any] = {f"n_{n}": int(self.counts[g]) for g, n in enumerate(self.names)}
+        row.update({f"pi_{n}": float(pi[g]) for g, n in enumerate(self.names)})
+        for g, name in enumerate(self.names):
+            row[f"score_{name}"] = float("nan") if scores is None else float(scores[g])
+        return row
+
+    def _evaluation_columns(self) -> dict[str, Any]:
+        row: dict[str, Any] = {}
+        val = measure_groups(self.learner, self.val_sets, self.sampler.loss)
+        for g, name in enumerate(self.names):
+            row[f"val_loss_{name}"], row[f"val_acc_{name}"] = val[g]
+            self.val_loss[g] = val[g][0]
+            self.history[g].append(val[g][1])
+        row["val_worst_acc"] = float(np.nanmin([v[1] for v in val]))
+        if self.test_sets is not None:
+            tst = measure_groups(self.learner, self.test_sets, self.sampler.loss)
+            for g, name in enumerate(self.names):
+                row[f"test_loss_{name}"], row[f"test_acc_{name}"] = tst[g]
+            row["test_worst_acc"] = float(np.nanmin([v[1] for v in tst]))
+        return row
+
+    def resume_state(self) -> dict[str, Any]:
+        return {"learner": self.learner.state()}
+
+
+def measure_groups(
+    learner: RoundLearner, sets: list[Arrays], loss: str
+) -> list[tuple[float, float]]:
+    """Return ``(loss, accuracy)`` of ``learner`` on each group's set (NaN for an empty set)."""
+    out = []
+    for X, y in sets:
+        if len(y) == 0:
+            out.append((float("nan"), float("nan")))
+            continue
+        p = np.clip(learner.predict_proba(X), _EPS, 1 - _EPS)
+        acc = float(np.mean((p >= 0.5) == (y == 1)))
+        if loss == "log":
+            value = float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+        else:
+            value = 1.0 - acc
+        out.append((value, acc))
+    return out
