@@ -239,77 +239,31 @@ def partition_pool(
     """
     start = time.perf_counter()
     where = "partition_pool"
-    if method not in _METHODS:
-        raise did_you_mean(
-            "partition method", str(method), _METHODS, "fairacq.acquisition.partition_pool"
-        )
-    validate_parameter_constraints(
-        {
-            "n_partitions": [Interval(int, 1, None, closed="left"), None],
-            "max_partitions": [Interval(int, 1, None, closed="left"), None],
-            "covariance_type": [Options(["diag", "full", "tied", "spherical"])],
-            "k_selection": [Options(["min", "knee"])],
-            "bic_sample": [Interval(int, 2, None, closed="left")],
-            "fit_sample": [Interval(int, 2, None, closed="left"), None],
-            "reduce_dim": [Interval(int, 1, None, closed="left"), None],
-            "random_state": ["random_state"],
-        },
-        {
-            "n_partitions": n_partitions,
-            "max_partitions": max_partitions,
-            "covariance_type": covariance_type,
-            "k_selection": k_selection,
-            "bic_sample": bic_sample,
-            "fit_sample": fit_sample,
-            "reduce_dim": reduce_dim,
-            "random_state": random_state,
-        },
+    _check_partition_options(
         where,
+        method,
+        n_partitions=n_partitions,
+        max_partitions=max_partitions,
+        covariance_type=covariance_type,
+        k_selection=k_selection,
+        bic_sample=bic_sample,
+        fit_sample=fit_sample,
+        reduce_dim=reduce_dim,
+        random_state=random_state,
+        column=column,
     )
     k_lo, k_hi = _check_k_range(where, k_range)
     rows, n, d = _as_rows(where, X)
-    if method == "kmeans" and n_partitions is None:
-        raise InvalidParameterError(
-            f"{where}: method='kmeans' needs n_partitions. Got None. Pass n_partitions=k, "
-            "or use method='gmm' to choose k by BIC."
-        )
-    if method == "column" and column is None:
-        raise InvalidParameterError(
-            f"{where}: method='column' needs column= (one value per pool row, e.g. the US "
-            "state). Got None. Pass the column values."
-        )
-    if method != "column" and (column is not None or max_partitions is not None):
-        raise InvalidParameterError(
-            f"{where}: column= and max_partitions= only apply to method='column'. Got "
-            f"method={method!r}. Drop them or set method='column'."
-        )
-    if n_partitions is not None and n_partitions > n:
-        raise InvalidDataError(
-            f"{where}: the pool has {n} rows, fewer than n_partitions={n_partitions}. "
-            "Lower n_partitions or pass a larger pool."
-        )
-    if reduce_dim is not None and reduce_dim > d:
-        raise InvalidParameterError(
-            f"{where}: reduce_dim={reduce_dim} exceeds the {d} features. Pass at most {d}, "
-            "or None to keep all features."
-        )
+    _check_sizes(where, n, d, n_partitions, reduce_dim)
 
     rng = as_generator(random_state)
     seed = derive_int_seed(rng)
-    std = fit_standardiser(rows, executor=executor)
     fit_idx = _subsample(rng, n, fit_sample)
-    Z_fit = std.transform(rows.read_rows(fit_idx))
     details: dict[str, Any] = {"n_rows": n, "n_features": d, "reduce_dim": reduce_dim}
-    if reduce_dim is not None:
-        from sklearn.decomposition import PCA
-
-        pca = PCA(n_components=reduce_dim, random_state=seed).fit(Z_fit)
-        std = Standardiser(std.mean, std.scale, pca)
-        Z_fit = np.asarray(pca.transform(Z_fit), dtype=np.float64)
-        details["explained_variance"] = float(np.sum(pca.explained_variance_ratio_))
+    std, Z_fit = _standardise(rows, fit_idx, reduce_dim, seed, details, executor)
 
     bic: dict[int, float] = {}
-    names: tuple[str, ...]
+    names: tuple[str, ...] = ()
     model: Any = None
     given: NDArray[np.int64] | None = None
     if method == "column":
@@ -336,6 +290,102 @@ def partition_pool(
         )
         n_raw = int(model.n_components)
     raw, sums = label_and_sum(rows, std, n_raw, model=model, labels=given, executor=executor)
+    labels, centroids, sizes, names = _number_by_size(raw, sums, n_raw, names, method)
+    return Partitioning(
+        labels=labels,
+        centroids=centroids,
+        sizes=sizes,
+        method=method,
+        n_partitions=len(names),
+        bic=bic,
+        elapsed_s=time.perf_counter() - start,
+        names=names,
+        details=details,
+    )
+
+
+def _check_partition_options(where: str, method: str, *, column: Any, **options: Any) -> None:
+    """Check the method name, each option's range and which options go together."""
+    if method not in _METHODS:
+        raise did_you_mean(
+            "partition method", str(method), _METHODS, "fairacq.acquisition.partition_pool"
+        )
+    validate_parameter_constraints(
+        {
+            "n_partitions": [Interval(int, 1, None, closed="left"), None],
+            "max_partitions": [Interval(int, 1, None, closed="left"), None],
+            "covariance_type": [Options(["diag", "full", "tied", "spherical"])],
+            "k_selection": [Options(["min", "knee"])],
+            "bic_sample": [Interval(int, 2, None, closed="left")],
+            "fit_sample": [Interval(int, 2, None, closed="left"), None],
+            "reduce_dim": [Interval(int, 1, None, closed="left"), None],
+            "random_state": ["random_state"],
+        },
+        options,
+        where,
+    )
+    if method == "kmeans" and options["n_partitions"] is None:
+        raise InvalidParameterError(
+            f"{where}: method='kmeans' needs n_partitions. Got None. Pass n_partitions=k, "
+            "or use method='gmm' to choose k by BIC."
+        )
+    if method == "column" and column is None:
+        raise InvalidParameterError(
+            f"{where}: method='column' needs column= (one value per pool row, e.g. the US "
+            "state). Got None. Pass the column values."
+        )
+    if method != "column" and (column is not None or options["max_partitions"] is not None):
+        raise InvalidParameterError(
+            f"{where}: column= and max_partitions= only apply to method='column'. Got "
+            f"method={method!r}. Drop them or set method='column'."
+        )
+
+
+def _check_sizes(
+    where: str, n: int, d: int, n_partitions: int | None, reduce_dim: int | None
+) -> None:
+    """Refuse more partitions than rows, or more components than features."""
+    if n_partitions is not None and n_partitions > n:
+        raise InvalidDataError(
+            f"{where}: the pool has {n} rows, fewer than n_partitions={n_partitions}. "
+            "Lower n_partitions or pass a larger pool."
+        )
+    if reduce_dim is not None and reduce_dim > d:
+        raise InvalidParameterError(
+            f"{where}: reduce_dim={reduce_dim} exceeds the {d} features. Pass at most {d}, "
+            "or None to keep all features."
+        )
+
+
+def _standardise(
+    rows: RowSource,
+    fit_idx: NDArray[np.int64],
+    reduce_dim: int | None,
+    seed: int,
+    details: dict[str, Any],
+    executor: ChunkExecutor | None,
+) -> tuple[Standardiser, NDArray[np.float64]]:
+    """Fit the standardiser (and PCA) and return it with the fit sample's transformed rows."""
+    std = fit_standardiser(rows, executor=executor)
+    Z_fit = std.transform(rows.read_rows(fit_idx))
+    if reduce_dim is not None:
+        from sklearn.decomposition import PCA
+
+        pca = PCA(n_components=reduce_dim, random_state=seed).fit(Z_fit)
+        std = Standardiser(std.mean, std.scale, pca)
+        Z_fit = np.asarray(pca.transform(Z_fit), dtype=np.float64)
+        details["explained_variance"] = float(np.sum(pca.explained_variance_ratio_))
+    return std, Z_fit
+
+
+def _number_by_size(
+    raw: NDArray[np.int64],
+    sums: NDArray[np.float64],
+    n_raw: int,
+    names: tuple[str, ...],
+    method: str,
+) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int64], tuple[str, ...]]:
+    """Renumber clusters by decreasing size; return labels, centroids, sizes and names."""
     mapping = np.arange(n_raw, dtype=np.int64)
     if method != "column":
         mapping, names = _relabel_by_size(raw, n_raw)
@@ -348,17 +398,7 @@ def partition_pool(
         new = int(mapping[old])
         if new >= 0 and sizes[new] > 0:
             centroids[new] = sums[old] / sizes[new]
-    return Partitioning(
-        labels=labels,
-        centroids=centroids,
-        sizes=sizes,
-        method=method,
-        n_partitions=g,
-        bic=bic,
-        elapsed_s=time.perf_counter() - start,
-        names=names,
-        details=details,
-    )
+    return labels, centroids, sizes, names
 
 
 def _check_k_range(where: str, k_range: Any) -> tuple[int, int]:
