@@ -26,6 +26,7 @@ from fairacq.exceptions import (
     InvalidParameterError,
     MissingDependencyError,
     NotFittedError,
+    ResourceLimitError,
     UnknownNameError,
 )
 
@@ -39,6 +40,7 @@ __all__ = [
     "InvalidParameterError",
     "MissingDependencyError",
     "NotFittedError",
+    "ResourceLimitError",
     "Trace",
     "TraceRecorder",
     "UnknownNameError",

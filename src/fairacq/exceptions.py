@@ -25,6 +25,7 @@ __all__ = [
     "InvalidParameterError",
     "MissingDependencyError",
     "NotFittedError",
+    "ResourceLimitError",
     "UnknownNameError",
 ]
 
@@ -55,6 +56,10 @@ class NotFittedError(FairacqError, ValueError, AttributeError):
 
 class CorruptFileError(FairacqError, OSError):
     """A file cannot be parsed, or its checksum does not match the expected one."""
+
+
+class ResourceLimitError(FairacqError, ValueError):
+    """A computation would need more memory or time than its limit allows."""
 
 
 class MissingDependencyError(FairacqError, ImportError):

@@ -513,3 +513,38 @@ def test_many_constants_and_arity_four_overflow_paths():
     join = ground([parse_rule("1: t(A, B, C, D) & r(A, B, C, D) -> q(A)")], db)
     # t & r & !q: y0 + 1 + (1 - 0.25) - 2 ; y1 + 0.5 + 1 - 2 ; t(c3, .., c50000) has no r
     assert sorted(rows(join)) == sorted([((1.0, 0.0, 0.0), -0.25), ((0.0, 1.0, 0.0), -0.5)])
+
+
+def _risky_db(n_people: int) -> Database:
+    people = [f"u{i}" for i in range(n_people)]
+    return Database.from_frames(
+        observations={"risky": pd.DataFrame({"u": people, "value": 1.0})},
+        targets={"recid": pd.DataFrame({"u": people})},
+    )
+
+
+def test_a_rule_that_would_multiply_its_domains_is_refused_before_it_is_built() -> None:
+    """12 unrelated variables over 200 people would be 200**12 ground rules: a pure cross
+    product, whose size is exact before any join, so nothing is built."""
+    from fairacq.exceptions import ResourceLimitError
+    from fairacq.relational._grounding import MAX_GROUND_RULES
+
+    body = " & ".join(f"risky(U{i})" for i in range(12))
+    with pytest.raises(ResourceLimitError, match=f"at least {200**12:,} ground rules"):
+        ground(parse_rules(f"1: {body} -> recid(U0)"), _risky_db(200))
+    assert MAX_GROUND_RULES == 20_000_000
+
+
+def test_the_guard_counts_key_joins_exactly() -> None:
+    """Two atoms joined on U give n rows (allowed at limit n); a free V multiplies by n."""
+    from fairacq.exceptions import ResourceLimitError
+
+    db = _risky_db(30)
+    joined = parse_rules("1: risky(U) & risky(U) -> recid(U)")
+    assert ground(joined, db, max_ground_rules=30).potentials.n_potentials == 30
+    free = parse_rules("1: risky(U) & risky(V) -> recid(U)")
+    with pytest.raises(ResourceLimitError, match="at least 900 ground rules"):
+        ground(free, db, max_ground_rules=899)
+    assert ground(free, db, max_ground_rules=900).potentials.n_potentials == 900
+    arithmetic = parse_rules("recid(+U) <= 20 . {U: risky(U)}")
+    assert ground(arithmetic, db, max_ground_rules=30).constraints is not None

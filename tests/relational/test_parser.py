@@ -396,3 +396,15 @@ def test_negative_coefficients_render_canonically():
             terms_.insert(position, LinearTerm(coef, atom("p", "+S")))
             rule = ArithmeticRule(tuple(terms_), "<=", (LinearTerm(Number(1.0)),))
             assert parse_rule(rule.to_psl()) == rule, rule.to_psl()
+
+
+def test_deep_nesting_is_a_clear_error_not_a_recursion_error() -> None:
+    from fairacq.relational._parser import MAX_NESTING
+
+    deep = "1: " + "(" * 2000 + "a(X)" + ")" * 2000 + " -> b(X)"
+    with pytest.raises(InvalidDataError, match=f"more than {MAX_NESTING} deep") as info:
+        parse_rule(deep)
+    assert len(str(info.value)) < 400  # one readable line, not the whole rule
+    inner = MAX_NESTING - 1  # the atom's own parentheses are one level
+    ok = "1: " + "(" * inner + "a(X)" + ")" * inner + " -> b(X)"
+    assert parse_rule(ok).text

@@ -33,6 +33,7 @@ rule of a rule is built by array operations.
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
@@ -42,7 +43,7 @@ import pandas as pd
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-from fairacq.exceptions import InvalidDataError
+from fairacq.exceptions import InvalidDataError, ResourceLimitError
 from fairacq.relational._database import _KEY_LIMIT, Database, _row_keys
 from fairacq.relational._ground_model import (
     GroundModel,
@@ -70,7 +71,13 @@ from fairacq.relational._rules import (
     Variable,
 )
 
-__all__ = ["ground"]
+__all__ = ["MAX_GROUND_RULES", "ground"]
+
+#: Default cap on the rows one join of a rule may produce (see :func:`ground`).
+MAX_GROUND_RULES = 20_000_000
+#: Rough memory of one joined row (codes, values and variable indices of a few atoms, plus
+#: its share of the sparse potential), used only to word the refusal.
+_BYTES_PER_ROW = 200
 
 _EPS = 1e-12
 
@@ -302,15 +309,47 @@ def _match_keys(
     return li, order[starts + np.arange(len(li))]
 
 
-def _merge(left: _Frame, right: _Frame, on: Sequence[str], base: int) -> _Frame:
+@dataclass(frozen=True)
+class _SizeGuard:
+    """The most rows one join of a rule may produce, and the rule (for the message)."""
+
+    limit: int
+    rule: str
+
+    def check(self, rows: int) -> None:
+        """Refuse a join of ``rows`` rows before it is materialised."""
+        if rows > self.limit:
+            raise ResourceLimitError(
+                f"Grounding the rule {self.rule[:120]!r} would create at least {rows:,} ground "
+                f"rules (more than max_ground_rules={self.limit:,}, about "
+                f"{rows * _BYTES_PER_ROW / 1e9:,.0f} GB). Share variables between the rule's "
+                "atoms so they join instead of multiplying, or raise max_ground_rules."
+            )
+
+
+def _join_size(lkey: NDArray[np.int64], rkey: NDArray[np.int64]) -> int:
+    """Rows of the inner join of two key columns, counted without building it."""
+    values, counts = np.unique(rkey, return_counts=True)
+    at = np.clip(np.searchsorted(values, lkey), 0, max(len(values) - 1, 0))
+    hit = values[at] == lkey if len(values) else np.zeros(len(lkey), dtype=bool)
+    return int(counts[at[hit]].sum())
+
+
+def _merge(
+    left: _Frame, right: _Frame, on: Sequence[str], base: int, guard: _SizeGuard | None = None
+) -> _Frame:
     """Inner join on the columns ``on`` (a cross join if empty).
 
     Rows come in the order of ``left`` and, for one left row, in the order of ``right`` (as
     pandas' ``merge(sort=False)``). Keys of several columns are combined into one integer
-    key (see :func:`_keys`); the join itself is :func:`_match_keys`.
+    key (see :func:`_keys`); the join itself is :func:`_match_keys`. With a ``guard``, a
+    join larger than its limit is refused before it is built.
     """
     n_left, n_right = len(left), len(right)
+    may_exceed = guard is not None and n_left * n_right > guard.limit
     if not on:
+        if guard is not None:
+            guard.check(n_left * n_right)
         li = np.repeat(np.arange(n_left), n_right)
         ri = np.tile(np.arange(n_right), n_left)
     else:
@@ -324,6 +363,8 @@ def _merge(left: _Frame, right: _Frame, on: Sequence[str], base: int) -> _Frame:
             )
             both = _row_keys(codes.astype(np.int64), base)
             lkey, rkey = both[:n_left], both[n_left:]
+        if may_exceed and guard is not None:
+            guard.check(_join_size(lkey, rkey))
         li, ri = _match_keys(lkey, rkey, span)
     return _Frame(left.take(li).parts + right.take(ri).parts, len(li))
 
@@ -342,8 +383,10 @@ def _distinct(frame: _Frame, base: int) -> _Frame:
     return frame if not seen.any() else frame.where(~seen)
 
 
-def _join(frames: list[_Frame], base: int) -> _Frame:
+def _join(frames: list[_Frame], base: int, guard: _SizeGuard | None = None) -> _Frame:
     """Inner-join frames on their shared variable columns, smallest and connected first."""
+    if guard is not None and _all_unrelated(frames):
+        guard.check(math.prod(len(f) for f in frames))  # a pure cross product: exact size
     remaining = sorted(frames, key=len)
     result = remaining.pop(0)
     while remaining:
@@ -351,8 +394,19 @@ def _join(frames: list[_Frame], base: int) -> _Frame:
         connected = [k for k, f in enumerate(remaining) if bound & set(f.variables())]
         nxt = remaining.pop(connected[0] if connected else 0)
         shared = sorted(bound & set(nxt.variables()))
-        result = _merge(result, nxt, shared, base)
+        result = _merge(result, nxt, shared, base, guard)
     return result
+
+
+def _all_unrelated(frames: list[_Frame]) -> bool:
+    """Whether no two frames share a variable (their join is their cross product)."""
+    seen: set[str] = set()
+    for frame in frames:
+        names = set(frame.variables())
+        if seen & names:
+            return False
+        seen |= names
+    return len(frames) > 1
 
 
 def _term_codes(
@@ -405,11 +459,11 @@ def _compare(comp: Comparison, frame: _Frame, db: Database) -> NDArray[np.bool_]
 # --------------------------------------------------------------------------- logical rules
 
 
-def _ground_logical(rule: Rule, db: Database, n: int) -> _Linear:
+def _ground_logical(rule: Rule, db: Database, n: int, guard: _SizeGuard) -> _Linear:
     clause = rule.clause()
     positives = [(i, atom) for i, (atom, pos) in enumerate(clause) if pos]
     frames = [_atom_frame(atom, db, str(i), positive_only=True) for i, atom in positives]
-    subs = _join(frames, _n_codes(db))
+    subs = _join(frames, _n_codes(db), guard)
     for comp in rule.comparisons():
         if len(subs) == 0:
             break
@@ -553,7 +607,11 @@ def _filter_variants(rule: ArithmeticRule) -> list[dict[str, BoolFormula]]:
 
 
 def _ground_arithmetic(
-    rule: ArithmeticRule, db: Database, n: int, filters: dict[str, BoolFormula]
+    rule: ArithmeticRule,
+    db: Database,
+    n: int,
+    filters: dict[str, BoolFormula],
+    guard: _SizeGuard,
 ) -> _Linear:
     plain = rule.variables()
     base = _n_codes(db)
@@ -566,7 +624,7 @@ def _ground_arithmetic(
         if keep:
             frames.append(_distinct(frame.select(keep), base))
     if frames:
-        groups = _distinct(_join(frames, base).select([_col(v) for v in plain]), base)
+        groups = _distinct(_join(frames, base, guard).select([_col(v) for v in plain]), base)
     else:
         groups = _Frame.of({}, 1)
     g = len(groups)
@@ -582,7 +640,7 @@ def _ground_arithmetic(
             continue
         atom = term.atom
         frame = _atom_frame(atom, db, "")
-        rows = _merge(groups, frame, [_col(v) for v in atom.variables()], base)
+        rows = _merge(groups, frame, [_col(v) for v in atom.variables()], base, guard)
         for name in atom.sum_variables():
             formula = filters.get(name)
             if formula is not None and len(rows):
@@ -629,7 +687,12 @@ def _ground_arithmetic(
 # --------------------------------------------------------------------------- entry point
 
 
-def ground(rules: Sequence[Rule | ArithmeticRule], database: Database) -> GroundModel:
+def ground(
+    rules: Sequence[Rule | ArithmeticRule],
+    database: Database,
+    *,
+    max_ground_rules: int = MAX_GROUND_RULES,
+) -> GroundModel:
     r"""Ground rules over a database into a hinge-loss MRF.
 
     Parameters
@@ -639,6 +702,11 @@ def ground(rules: Sequence[Rule | ArithmeticRule], database: Database) -> Ground
         defines ``rule_weights`` / ``rule_names`` / ``rule_index``); hard rules become rows
         of ``constraints`` labelled with the rule text.
     database : Database
+    max_ground_rules : int, default=MAX_GROUND_RULES
+        The most rows one join of a rule may produce. Each join's size is counted before it
+        is built, and a rule whose atoms share no variables (12 unrelated variables multiply
+        12 domains) is refused at once instead of filling the memory. The default (20
+        million) fits a 24 GB machine with room to spare.
 
     Returns
     -------
@@ -652,6 +720,8 @@ def ground(rules: Sequence[Rule | ArithmeticRule], database: Database) -> Ground
         For an unknown predicate or a wrong arity (naming the predicate and the fix), a
         filter over a predicate with target atoms, or a coefficient that divides by a zero
         cardinality.
+    ResourceLimitError
+        When a rule would ground to more than ``max_ground_rules`` rows.
 
     Examples
     --------
@@ -680,13 +750,14 @@ def ground(rules: Sequence[Rule | ArithmeticRule], database: Database) -> Ground
     weights: list[float] = []
     names: list[str] = []
     for rule in rules:
+        guard = _SizeGuard(int(max_ground_rules), rule.text)
         if isinstance(rule, Rule):
-            lin = _ground_logical(rule, database, n)
+            lin = _ground_logical(rule, database, n, guard)
             pieces = [(lin, False)]
         else:
             pieces = []
             for filters in _filter_variants(rule):
-                lin = _ground_arithmetic(rule, database, n, filters)
+                lin = _ground_arithmetic(rule, database, n, filters, guard)
                 if rule.relation == "<=":
                     pieces.append((lin, False))
                 elif rule.relation == ">=":

@@ -41,6 +41,11 @@ from fairacq.relational._rules import (
 
 __all__ = ["parse_rule", "parse_rules"]
 
+#: Deepest nesting of brackets a rule may use: the parser recurses once per level, and no
+#: real rule comes near this (PSL's own rules nest two or three deep).
+MAX_NESTING = 64
+_OPENING, _CLOSING = ("(", "[", "{"), (")", "]", "}")
+
 _RELATIONS = ("<=", ">=", "=")
 _COMPARATORS = ("==", "!=", "%")
 _AND = ("&", "&&")
@@ -59,6 +64,7 @@ class _Parser:
     def __init__(self, source: str) -> None:
         self.source = source
         self.tokens = tokenize(source)
+        _check_nesting(source, self.tokens)
         self.i = 0
         self.arithmetic = any(t.kind == "op" and t.text in _RELATIONS for t in self.tokens)
 
@@ -456,6 +462,25 @@ class _Parser:
             self.expect(")", "')' to close the parenthesis")
             return inner
         return self.literal_or_comparison()
+
+
+def _check_nesting(source: str, tokens: list[Token]) -> None:
+    """Refuse brackets nested deeper than :data:`MAX_NESTING` before parsing recurses."""
+    depth = 0
+    for tok in tokens:
+        if tok.kind != "op":
+            continue
+        if tok.text in _OPENING:
+            depth += 1
+            if depth > MAX_NESTING:
+                raise syntax_error(
+                    source[: tok.pos + 40],
+                    tok.pos,
+                    f"brackets nest more than {MAX_NESTING} deep; write the rule with fewer "
+                    "nested parentheses",
+                )
+        elif tok.text in _CLOSING:
+            depth = max(depth - 1, 0)
 
 
 def parse_rule(text: str) -> Rule | ArithmeticRule:
