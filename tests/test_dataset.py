@@ -60,6 +60,12 @@ def test_intersectional_and_subset():
         ({"y": [0, 1]}, "different lengths"),
         ({"sensitive": ["a"] * 4}, "single group"),
         ({"X": pd.DataFrame({"a": [0.0, np.nan, 1.0, 2.0]})}, "NaN"),
+        (
+            {"X": pd.DataFrame({"a": [0.0, np.inf, 1.0, 2.0]})},
+            r"'a' has 1 infinite values \(rows 1\)",
+        ),
+        ({"X": pd.DataFrame({"a": [0.0, 1.0, -np.inf, 2.0]})}, r"infinite values \(rows 2\)"),
+        ({"X": pd.DataFrame({"a": [0.0, 1.0, 2.0, 1e308]})}, r"square overflows\) \(rows 3\)"),
         ({"X": pd.DataFrame({"a": ["x", "y", "z", "w"]})}, "not numeric"),
         ({"X": np.zeros((4, 1))}, "must be a pandas DataFrame"),
         ({"privileged": "zz"}, "privileged group"),

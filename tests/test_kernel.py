@@ -137,3 +137,31 @@ def test_child_seeds_do_not_depend_on_earlier_spawns():
     again = [c.generate_state(2).tolist() for c in child_seeds(root, 3)]
     fresh = [c.generate_state(2).tolist() for c in np.random.SeedSequence(7).spawn(3)]
     assert first == again == fresh
+
+
+def test_atomic_writes_honour_the_umask_and_clean_orphans(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from fairacq._io import atomic_write
+
+    old = os.umask(0o027)
+    try:
+        with atomic_write(tmp_path / "a.txt") as f:
+            f.write("x")
+        assert (tmp_path / "a.txt").stat().st_mode & 0o777 == 0o640
+    finally:
+        os.umask(old)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    orphan = tmp_path / f".a.txt.{dead}.abc123.tmp"  # what a killed writer leaves
+    orphan.write_bytes(b"")
+    live = tmp_path / f".a.txt.{os.getpid()}.def456.tmp"  # a writer still running
+    live.write_bytes(b"")
+    with atomic_write(tmp_path / "a.txt") as f:
+        f.write("y")
+    assert not orphan.exists()
+    assert live.exists()
+    assert (tmp_path / "a.txt").read_text() == "y"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["a.txt", live.name])

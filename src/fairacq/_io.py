@@ -1,12 +1,15 @@
 """Atomic file writes and checksums.
 
-A file is written to a temporary sibling and moved into place with :func:`os.replace`, so a
-crash never leaves a half-written result behind.
+A file is written to a temporary sibling, flushed to disk and moved into place with
+:func:`os.replace`, so a crash never leaves a half-written result behind. A temporary file
+left by a killed writer is removed by the next write of the same file, and the result gets
+the permissions the user's umask gives a new file.
 """
 
 from __future__ import annotations
 
 import contextlib
+import glob
 import hashlib
 import json
 import os
@@ -31,15 +34,69 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     """
     final = Path(path)
     final.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent)
+    _remove_orphans(final)
+    fd, tmp_name = tempfile.mkstemp(
+        prefix=f".{final.name}.{os.getpid()}.", suffix=".tmp", dir=final.parent
+    )
     os.close(fd)
     tmp = Path(tmp_name)
     try:
         yield tmp
+        _fsync(tmp)
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, final)
+        _fsync(final.parent)
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def _umask() -> int:
+    """Return the process's umask (from /proc where it can be read without changing it)."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)  # elsewhere reading it means setting it; put it back at once
+    os.umask(mask)
+    return mask
+
+
+def _fsync(path: Path) -> None:
+    """Flush ``path`` (a file, or a directory's entries) to disk where the system allows."""
+    flags = os.O_RDONLY | (getattr(os, "O_DIRECTORY", 0) if path.is_dir() else 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:  # some systems cannot open a directory
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _remove_orphans(final: Path) -> None:
+    """Remove temporary siblings of ``final`` left by writers that no longer run."""
+    for tmp in final.parent.glob(f".{glob.escape(final.name)}.*.tmp"):
+        pid = tmp.name[len(final.name) + 2 :].split(".", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process with this id runs (another user's counts as running)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 @contextlib.contextmanager

@@ -200,16 +200,41 @@ def check_consistent_length(where: str, **arrays: Any) -> int:
     return next(iter(lengths.values()), 0)
 
 
+#: Largest magnitude a feature may have: its square must stay finite in float64, since
+#: standardising, regressions and distances square every value.
+MAX_ABS_VALUE = 1e150
+
+
 def check_no_nan(where: str, name: str, values: Any) -> None:
-    """Raise :class:`InvalidDataError` naming the column and the first rows holding NaN."""
+    """Raise :class:`InvalidDataError` naming the column and the first rows holding NaN or ±inf.
+
+    Numeric values must also stay below :data:`MAX_ABS_VALUE` in magnitude (their square
+    would overflow to inf).
+    """
     arr = np.asarray(values)
     if arr.dtype.kind not in "fc":
         if arr.dtype.kind != "O":
             return
         flat = [v is None or (isinstance(v, float) and np.isnan(v)) for v in arr.ravel()]
-        mask: np.ndarray = np.asarray(flat, dtype=bool).reshape(arr.shape)
-    else:
-        mask = np.asarray(np.isnan(arr), dtype=bool)
+        _refuse(where, name, np.asarray(flat, dtype=bool).reshape(arr.shape), "NaN values",
+                "Impute or drop those rows first.")  # fmt: skip
+        return
+    _refuse(where, name, np.isnan(arr), "NaN values", "Impute or drop those rows first.")
+    _refuse(where, name, np.isinf(arr), "infinite values", "Replace or drop those rows first.")
+    with np.errstate(invalid="ignore"):
+        huge = np.abs(arr) >= MAX_ABS_VALUE
+    _refuse(
+        where,
+        name,
+        huge,
+        f"values of magnitude {MAX_ABS_VALUE:g} or more (their square overflows)",
+        "Rescale the column (e.g. to other units or its logarithm).",
+    )
+
+
+def _refuse(where: str, name: str, mask: Any, what: str, fix: str) -> None:
+    """Raise naming the column, how many rows are bad and the first five of them."""
+    mask = np.asarray(mask, dtype=bool)
     if mask.ndim > 1:
         mask = np.asarray(mask.any(axis=tuple(range(1, mask.ndim))), dtype=bool)
     n = int(mask.sum())
@@ -217,8 +242,7 @@ def check_no_nan(where: str, name: str, values: Any) -> None:
         rows = ", ".join(str(i) for i in np.flatnonzero(mask)[:5])
         more = ", ..." if n > 5 else ""
         raise InvalidDataError(
-            f"{where}: column '{name}' has {n} NaN values (rows {rows}{more}). "
-            "Impute or drop those rows first."
+            f"{where}: column '{name}' has {n} {what} (rows {rows}{more}). {fix}"
         )
 
 

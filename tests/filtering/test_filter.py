@@ -149,3 +149,13 @@ def test_unfitted_proxy_and_non_numeric(
         BalancedFilter(proxy=QPTreeProxy(), random_state=0).filter(X)
     with pytest.raises(InvalidDataError, match="numeric"):
         BalancedFilter(proxy=proxy, random_state=0).filter(X.assign(x0="a"))
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, 1e308, np.nan])
+def test_candidates_with_unusable_values_are_refused_naming_column_and_row(bad):
+    X, s = make_sample(300)
+    proxy = NaiveTreeProxy(max_depth=3, random_state=0).fit(X, s)
+    candidates = X.copy()
+    candidates.loc[7, "x1"] = bad
+    with pytest.raises(InvalidDataError, match=r"column 'x1' has 1 .* \(rows 7\)"):
+        BalancedFilter(proxy=proxy, random_state=0).filter(candidates)

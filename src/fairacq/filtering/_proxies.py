@@ -29,7 +29,14 @@ from numpy.typing import ArrayLike, NDArray
 
 from fairacq._base import Strategy
 from fairacq._random import as_generator, derive_int_seed
-from fairacq._validation import HasMethods, Interval, Options, check_consistent_length
+from fairacq._validation import (
+    MAX_ABS_VALUE,
+    HasMethods,
+    Interval,
+    Options,
+    check_consistent_length,
+    check_no_nan,
+)
 from fairacq.data._dataset import FairDataset, encode_groups
 from fairacq.exceptions import InvalidDataError, NotFittedError
 from fairacq.filtering._intersect import (
@@ -196,8 +203,9 @@ def _feature_matrix(X: Any, names: tuple[str, ...], where: str) -> NDArray[np.fl
                 f"{where}: expected a 2-D array with {len(names)} columns (the proxy's "
                 f"features). Got shape {arr.shape}. Pass a DataFrame with named columns."
             )
-    if not np.isfinite(arr).all():
-        raise InvalidDataError(f"{where}: candidate features hold NaN or inf. Impute them.")
+    if not (np.isfinite(arr).all() and (np.abs(arr) < MAX_ABS_VALUE).all()):
+        for j, name in enumerate(names):  # name the column and the rows
+            check_no_nan(f"{where} (candidates)", name, arr[:, j])
     return arr
 
 
