@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
@@ -170,3 +170,27 @@ def test_bad_solver() -> None:
         sampling_weights([[1.0, 0.0], [0.0, 1.0]], [0.5, 0.5], solver="gurobi")
     with pytest.raises(InvalidParameterError, match="on_unreachable"):
         sampling_weights([[1.0, 0.0], [0.0, 1.0]], [0.5, 0.5], on_unreachable="loud")
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n_values=st.integers(3, 7), n_groups=st.integers(2, 3))
+def test_one_answer_whatever_the_solver_and_the_highest_acceptance(seed, n_values, n_groups):
+    """With more proxy values than groups many q are optimal; every solver returns the same
+    beta and acceptance rate, and no optimum found by a solver alone admits more."""
+    from fairacq.filtering._weights import _active_set, _solve_nnls
+
+    rng = np.random.default_rng(seed)
+    A = rng.dirichlet(np.full(n_groups, 0.7), size=n_values)
+    r = rng.dirichlet(np.ones(n_values))
+    results = [
+        sampling_weights(A, r, solver=s, on_unreachable="ignore")
+        for s in ("clarabel", "osqp", "nnls", "active-set")
+    ]
+    accept = [w.acceptance_rate for w in results]
+    beta = [w.beta for w in results]
+    assert max(accept) - min(accept) < 1e-7
+    assert max(beta) - min(beta) < 1e-7
+    tgt = np.full(n_groups, 1.0 / n_groups)
+    for start in (None, np.clip(_solve_nnls(A, tgt, False), 0, None)):
+        q = _active_set(A, tgt, start, False)  # an optimum before the acceptance step
+        assert float(np.sum(q) / np.max(q / r)) <= accept[0] + 1e-9

@@ -231,6 +231,41 @@ def _active_set(
     return q
 
 
+def _highest_acceptance(
+    M: NDArray[np.float64],
+    r_hat: NDArray[np.float64],
+    tgt: NDArray[np.float64],
+    q_opt: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """Among the optimal ``q``, return the one that admits the most candidates.
+
+    Every optimal ``q`` gives the same admitted distribution ``p* = q M`` (the projection of
+    the target on the hull is unique), but when ``A`` has more rows than groups many ``q``
+    do, with different acceptance rates ``r_hat . rho = sum(q) / max_j(q_j / r_hat_j)``.
+    With ``w = q / t`` and ``s = 1 / t`` (Charnes-Cooper), the best is the linear programme
+
+        max sum(w)  s.t.  0 <= w <= r_hat,  w M = s p*,  s >= 0,
+
+    and ``q = w / s``. So the answer, and a user's admission rate, does not depend on the
+    solver that found the first optimum. Kept only if it is as close to the target.
+    """
+    from scipy.optimize import linprog
+
+    l_rows = M.shape[0]
+    p_star = q_opt @ M
+    cost = np.append(-np.ones(l_rows), 0.0)
+    equality = np.hstack([M.T, -p_star[:, None]])
+    bounds = [(0.0, float(r)) for r in r_hat] + [(0.0, None)]
+    res = linprog(cost, A_eq=equality, b_eq=np.zeros(M.shape[1]), bounds=bounds, method="highs")
+    x = res.x
+    if res.status != 0 or x is None or x[-1] <= 0:
+        return q_opt
+    q = np.clip(x[:l_rows] / x[-1], 0.0, None)
+    if np.linalg.norm(q @ M - tgt) > np.linalg.norm(p_star - tgt) + 1e-10:
+        return q_opt  # the programme's tolerance cost balance: keep the exact optimum
+    return np.asarray(q, dtype=np.float64)
+
+
 def sampling_weights(
     A: ArrayLike,
     proxy_marginal: ArrayLike,
@@ -245,7 +280,10 @@ def sampling_weights(
 
     Implements Algorithm 1 of Deng et al. (paper 003, §3): ``q = argmin ||qA - U||_2`` over
     the simplex (or, with ``relaxed``, over ``q >= 0``: the relaxation of §5), then
-    ``rho_j = q_j / r_hat_j`` normalised by its maximum. ``U`` may be any target
+    ``rho_j = q_j / r_hat_j`` normalised by its maximum. When several ``q`` are optimal (a
+    proxy with more values than groups), the one with the highest acceptance rate is
+    returned, whatever the solver (a linear programme over the optimal set; the paper
+    leaves the choice open). ``U`` may be any target
     distribution (footnote of §4). Lemma 2: when ``U`` lies in the hull of the rows of
     ``A``, admitting with ``rho`` (Algorithm 2) yields exactly ``U`` in expectation.
 
@@ -324,6 +362,7 @@ def sampling_weights(
     # Polish (or, for "active-set", solve from a vertex) with the exact active-set method.
     q_used = _active_set(M, tgt, start, relaxed)
     q_used = _active_set(M, tgt, q_used, relaxed)
+    q_used = _highest_acceptance(M, r_hat[used], tgt, q_used)
     q = np.zeros(mat.shape[0])
     q[used] = q_used
     if q.sum() <= 0:
