@@ -262,3 +262,50 @@ def test_ucb_scores_finite(rounds, alpha):
         assert np.isfinite(u).all()
         assert (p.exploration_bonus() >= 0).all()
         assert 0 <= p.select([True] * 4) < 4
+
+
+def test_thompson_draws_hand_computed() -> None:
+    """Each arm's draw is S_i/(m+1) + tau/sqrt(m+1) * z_i with tau the rms of all rewards so
+    far (or prior_scale) and z the policy's standard normals; the largest available wins.
+    Over 150 seeds the noise and the means are of one size, so a wrong scale changes picks."""
+    rewards = [np.array([0.3, -0.1, 0.0, 0.2]), np.array([-0.2, 0.4, 0.1, 0.0])]
+    sums, m = rewards[0] + rewards[1], 2
+    masks = [np.asarray(k, dtype=bool) for k in ([1, 1, 1, 1], [1, 0, 1, 1], [0, 0, 1, 1])]
+    for prior_scale in (None, 0.05):
+        tau = np.sqrt(np.mean(np.concatenate(rewards) ** 2)) if prior_scale is None else 0.05
+        for seed in range(150):
+            policy = ThompsonPolicy(prior_scale=prior_scale, random_state=seed)
+            policy.reset(4)
+            for r in rewards:
+                policy.update(r, chosen=0)
+            np.testing.assert_allclose(policy.scores(), sums / (m + 1))
+            np.testing.assert_allclose(policy.mean_rewards(), sums / m)
+            z = np.random.default_rng(seed).standard_normal((len(masks), 4))
+            for k, mask in enumerate(masks):
+                draws = sums / (m + 1) + tau / np.sqrt(m + 1) * z[k]
+                assert policy.select(mask) == int(np.argmax(np.where(mask, draws, -np.inf)))
+
+
+def test_thompson_scale_is_one_before_any_reward_and_when_rewards_are_zero() -> None:
+    policy = ThompsonPolicy(random_state=3)
+    policy.reset(3)
+    z = np.random.default_rng(3).standard_normal((2, 3))
+    assert policy.select(np.ones(3, dtype=bool)) == int(np.argmax(z[0]))
+    policy.update(np.zeros(3), chosen=1)
+    assert policy.select(np.ones(3, dtype=bool)) == int(np.argmax(z[1] / np.sqrt(2)))
+
+
+def test_epsilon_greedy_mean_rewards_and_exploration_hand_computed() -> None:
+    policy = EpsilonGreedyPolicy(epsilon=0.5, random_state=11)
+    policy.reset(3)
+    policy.update([0.1, 0.4, -0.2], chosen=0)
+    policy.update([0.3, -0.2, 0.0], chosen=1)
+    np.testing.assert_allclose(policy.mean_rewards(), [0.2, 0.1, -0.1])
+    rng = np.random.default_rng(11)
+    for mask in ([1, 1, 1], [0, 1, 1], [0, 1, 1], [1, 0, 1], [1, 1, 1]):
+        avail = np.asarray(mask, dtype=bool)
+        if rng.random() < 0.5:
+            expected = int(rng.choice(np.flatnonzero(avail)))
+        else:
+            expected = int(np.flatnonzero(avail)[np.argmax(np.array([0.2, 0.1, -0.1])[avail])])
+        assert policy.select(avail) == expected
