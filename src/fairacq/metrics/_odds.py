@@ -149,7 +149,9 @@ def equalized_odds_diff(y_true: ArrayLike, y_pred: ArrayLike, s: ArrayLike) -> f
     Returns
     -------
     float
-        ``max(TPR gap, FPR gap)``, in ``[0, 1]``; NaN if either gap is undefined.
+        ``max(TPR gap, FPR gap)``, in ``[0, 1]``; NaN if either gap is undefined (fewer
+        than two groups with positive, or with negative, rows). fairlearn instead counts an
+        undefined rate as 0 (scikit-learn's ``zero_division``).
 
     Raises
     ------
@@ -162,7 +164,8 @@ def equalized_odds_diff(y_true: ArrayLike, y_pred: ArrayLike, s: ArrayLike) -> f
     1.0
     """
     tpr, fpr, _ = _tpr_fpr("equalized_odds_diff", y_true, y_pred, s)
-    return float(max(_gap(tpr), _gap(fpr)))
+    gaps = (_gap(tpr), _gap(fpr))
+    return float("nan") if np.isnan(gaps).any() else float(max(gaps))
 
 
 def equalized_odds_diff_signed(
