@@ -208,3 +208,24 @@ def test_validation_loss_influence_matches_retraining(problem, solver):
     plain = fairness_influence(model, X, y, Xv, yv, sv, solver=solver)
     np.testing.assert_allclose(res.values, plain.values, rtol=1e-10, atol=1e-14)
     assert plain.loss_values is None
+
+
+def test_liblinear_with_a_penalised_intercept_matches_retraining(problem):
+    """liblinear penalises b / intercept_scaling: the closed form must price that penalty,
+    or its predictions drift from retraining."""
+    X, y, Xv, yv, sv, checked = problem
+    build = lambda: LogisticRegression(  # noqa: E731
+        solver="liblinear", intercept_scaling=0.5, C=0.5, tol=1e-12, max_iter=100_000
+    )
+    model = build().fit(X, y)
+    result = fairness_influence(model, X, y, Xv, yv, sv, metric="demographic_parity")
+    eps, actual = 0.5, []
+    for i in checked:
+        weights = np.ones(N_TRAIN)
+        weights[i] += eps
+        p = build().fit(X, y, sample_weight=weights).predict_proba(Xv)[:, 1]
+        after = fairness_surrogate(p, yv, sv, metric="demographic_parity")
+        actual.append((after.value - result.surrogate) / eps)
+    predicted = result.values[checked]
+    assert _correlation(predicted, actual) >= 0.99
+    assert 0.9 <= _slope(predicted, actual) <= 1.1
