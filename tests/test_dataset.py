@@ -112,3 +112,13 @@ def test_standardize_uses_reference_statistics():
     assert out.group_names == ds.group_names
     assert out.y.tolist() == ds.y.tolist()
     assert ds.X["a"].tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_a_sensitive_attribute_named_twice_or_none_is_refused():
+    from fairacq.exceptions import InvalidParameterError
+
+    data = _ds()
+    with pytest.raises(InvalidParameterError, match="'sex' is named more than once"):
+        data.with_sensitive("sex", "sex")
+    with pytest.raises(InvalidParameterError, match="no sensitive attribute"):
+        data.with_sensitive()

@@ -14,7 +14,7 @@ from fairacq._validation import (
     check_consistent_length,
     check_no_nan,
 )
-from fairacq.exceptions import InvalidDataError, UnknownNameError
+from fairacq.exceptions import InvalidDataError, InvalidParameterError, UnknownNameError
 
 __all__ = ["FairDataset", "encode_groups"]
 
@@ -134,6 +134,16 @@ class FairDataset:
         self._y = check_binary_labels(where, y_arr)
         self._sensitive = sens.reset_index(drop=True)
         attrs = list(sensitive_attrs) if sensitive_attrs is not None else [str(sens.columns[0])]
+        repeated = sorted({a for a in attrs if attrs.count(a) > 1})
+        if repeated:
+            raise InvalidParameterError(
+                f"{where}: the sensitive attribute {repeated[0]!r} is named more than once. "
+                "Name each attribute once (several distinct ones give intersectional groups)."
+            )
+        if not attrs:
+            raise InvalidParameterError(
+                f"{where}: no sensitive attribute given. Name one, e.g. with_sensitive('sex')."
+            )
         missing = [a for a in attrs if a not in sens.columns]
         if missing:
             raise UnknownNameError(
