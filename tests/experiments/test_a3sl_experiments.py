@@ -12,7 +12,7 @@ import pytest
 
 from fairacq.exceptions import InvalidParameterError
 from fairacq.experiments import get_experiment, run_experiment
-from fairacq.experiments.a3sl import (
+from fairacq.experiments.relational.a3sl import (
     A3slCompasConfig,
     A3slMovieLensConfig,
     A3slPaperReviewConfig,

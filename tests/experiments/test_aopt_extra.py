@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from fairacq.data import load_dataset
 from fairacq.exceptions import InvalidParameterError
 from fairacq.experiments import SerialExecutor, run_experiment
-from fairacq.experiments.aopt_images import (
+from fairacq.experiments.aopt.images import (
     CONFUSION_PAIRS,
     PLAIN_PAIRS,
     DigitsConfig,
@@ -21,7 +21,7 @@ from fairacq.experiments.aopt_images import (
     split_by_group,
     trial_seeds,
 )
-from fairacq.experiments.aopt_tabular import PoolResampler, mixture_grid
+from fairacq.experiments.aopt.tabular import PoolResampler, mixture_grid
 
 
 def test_digit_pairs_are_groups_with_binary_labels() -> None:

@@ -184,7 +184,7 @@ def test_config_validation_and_registration() -> None:
 
 
 def test_exploration_decays_over_half_the_joint_iterations() -> None:
-    from fairacq.experiments._dadi_tasks import _agent
+    from fairacq.experiments.dadi._tasks import _agent
 
     seed = np.random.SeedSequence(0)
     assert _agent(DadiFig2Config.full(), seed).epsilon_decay_iter == 5_000  # Appendix B
@@ -194,8 +194,8 @@ def test_exploration_decays_over_half_the_joint_iterations() -> None:
 
 
 def test_set_elements_reach_the_agents() -> None:
-    from fairacq.experiments._dadi_tasks import _agent
     from fairacq.experiments.dadi import DadiFig2SecondConfig
+    from fairacq.experiments.dadi._tasks import _agent
 
     seed = np.random.SeedSequence(0)
     assert _agent(DadiFig2Config.full(), seed).set_elements == "columns"  # Appendix A
@@ -214,7 +214,7 @@ def test_folds_choose_which_folds_run() -> None:
 
 
 def test_fold_tasks_put_each_folds_baselines_first() -> None:
-    from fairacq.experiments._dadi_tasks import fold_tasks
+    from fairacq.experiments.dadi._tasks import fold_tasks
 
     config = DadiFig2Config.quick(folds=(3,), rewards=("ce",), one_minus_gammas=(0.1, 0.9))
     assert fold_tasks(config) == [(3, "baselines", None), (3, "ce", 0.1), (3, "ce", 0.9)]

@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 
 from fairacq._io import atomic_write
 from fairacq._version import __version__
-from fairacq.experiments._executor import Executor
+from fairacq.experiments._framework.executor import Executor
 
 __all__ = ["CachingExecutor", "task_key"]
 

@@ -25,11 +25,11 @@ from numpy.typing import NDArray
 
 from fairacq._trace import Trace
 from fairacq.data import FairDataset, load_dataset, standardize
-from fairacq.experiments._config import ExperimentConfig
-from fairacq.experiments._executor import Executor
-from fairacq.experiments._registry import ExperimentSpec, register
-from fairacq.experiments._result import ExperimentResult
-from fairacq.experiments.aopt_images import (
+from fairacq.experiments._framework.config import ExperimentConfig
+from fairacq.experiments._framework.executor import Executor
+from fairacq.experiments._framework.registry import ExperimentSpec, register
+from fairacq.experiments._framework.result import ExperimentResult
+from fairacq.experiments.aopt.images import (
     TrialSeeds,
     by_method_of,
     sampler_rows,
@@ -209,7 +209,7 @@ def run_german(config: GermanConfig, executor: Executor) -> ExperimentResult:
         f"Set-up: groups {' x '.join(config.groups)}; per trial a stratified split into "
         f"{config.test_size:.0%} test, {config.val_size:.0%} fixed validation sets D_z and the "
         "rest as the pool, which is resampled with replacement "
-        "(fairacq.experiments.aopt_tabular.PoolResampler) because without replacement the "
+        "(fairacq.experiments.aopt.tabular.PoolResampler) because without replacement the "
         "smallest groups run dry within a few dozen draws. Pool rows per group (first trial): "
         + ", ".join(f"{g} {n}" for g, n in pool_rows.items())
         + ". Each round draws b0 training samples only; groups with 20-70 test rows move in "

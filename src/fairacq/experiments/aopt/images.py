@@ -29,10 +29,10 @@ from fairacq._random import child_seeds, spawn_seeds
 from fairacq._trace import Trace
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidParameterError
-from fairacq.experiments._config import ExperimentConfig
-from fairacq.experiments._executor import Executor
-from fairacq.experiments._registry import ExperimentSpec, register
-from fairacq.experiments._result import ExperimentResult
+from fairacq.experiments._framework.config import ExperimentConfig
+from fairacq.experiments._framework.executor import Executor
+from fairacq.experiments._framework.registry import ExperimentSpec, register
+from fairacq.experiments._framework.result import ExperimentResult
 from fairacq.reporting import new_figure, plot_traces
 from fairacq.sampling import DatasetOracle, make_sampler
 

@@ -44,16 +44,16 @@ import pandas as pd
 from fairacq._random import derive_int_seed, spawn_seeds
 from fairacq._trace import Trace
 from fairacq.exceptions import InvalidParameterError
-from fairacq.experiments._config import ExperimentConfig
-from fairacq.experiments._executor import Executor, single_thread
-from fairacq.experiments._paper_numbers_relational import (
+from fairacq.experiments._framework.config import ExperimentConfig
+from fairacq.experiments._framework.executor import Executor, single_thread
+from fairacq.experiments._framework.registry import ExperimentSpec, register
+from fairacq.experiments._framework.result import ExperimentResult
+from fairacq.experiments.relational._paper_numbers import (
     PAPER_REVIEW_TABLES_4_5,
     TABLES_8_9,
     TABLES_12_13,
     relational_paper_value,
 )
-from fairacq.experiments._registry import ExperimentSpec, register
-from fairacq.experiments._result import ExperimentResult
 from fairacq.relational._relational_data import RelationalData
 from fairacq.reporting import new_figure, plot_traces
 
