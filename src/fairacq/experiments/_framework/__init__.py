@@ -25,7 +25,7 @@ from fairacq.experiments._framework.registry import (
 )
 from fairacq.experiments._framework.result import ExperimentResult, rows_from_mapping
 from fairacq.experiments._framework.runner import merge_experiment, run_experiment
-from fairacq.experiments._framework.task_cache import CachingExecutor, task_key
+from fairacq.experiments._framework.task_cache import CachingExecutor, TaskCacheWarning, task_key
 from fairacq.experiments._framework.trials import run_trials
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
     "ExperimentSpec",
     "LocalExecutor",
     "SerialExecutor",
+    "TaskCacheWarning",
     "get_experiment",
     "list_experiments",
     "lists_to_tuples",
