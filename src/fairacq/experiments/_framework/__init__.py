@@ -27,6 +27,7 @@ from fairacq.experiments._framework.result import ExperimentResult, rows_from_ma
 from fairacq.experiments._framework.runner import merge_experiment, run_experiment
 from fairacq.experiments._framework.task_cache import CachingExecutor, TaskCacheWarning, task_key
 from fairacq.experiments._framework.trials import run_trials
+from fairacq.experiments._framework.verdict import Verdict
 
 __all__ = [
     "CachingExecutor",
@@ -38,6 +39,7 @@ __all__ = [
     "LocalExecutor",
     "SerialExecutor",
     "TaskCacheWarning",
+    "Verdict",
     "get_experiment",
     "list_experiments",
     "lists_to_tuples",

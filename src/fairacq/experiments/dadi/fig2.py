@@ -35,6 +35,7 @@ from fairacq.exceptions import InvalidParameterError
 from fairacq.experiments._framework.executor import Executor
 from fairacq.experiments._framework.registry import ExperimentSpec, register
 from fairacq.experiments._framework.result import ExperimentResult
+from fairacq.experiments._framework.verdict import Verdict
 from fairacq.experiments.dadi._config import DadiFig2Config, DadiFig2SecondConfig
 from fairacq.experiments.dadi._paper_numbers import PAPER_002_FIG2
 from fairacq.experiments.dadi._tasks import fold_task, fold_tasks, resolve_second_dataset
@@ -144,6 +145,7 @@ def summarise_dadi_fig2(
     result.meta["front_points"] = _front_table(points).to_dict(orient="records")
     _baseline_rows(result, baselines, dataset)
     result.notes.extend(_notes(config, agents, points, reference, baselines))
+    result.verdicts.extend(_verdicts(config, agents, reference, baselines))
     result.figures[config.experiment] = _figure(config, agents, points, reference, baselines)
     result.tables["AUC / disparity of every agent on each fold (folds numbered from 0)"] = (
         per_fold_table(agents, baselines, reference[0])
@@ -276,18 +278,7 @@ def _notes(
             f"{med.index[0]:g} to {med.index[-1]:g}"
         )
     notes.append("Paper: " + PAPER_002_FIG2["monotone"] + " Here: " + "; ".join(trend) + ".")
-    # Done-when 2: a gamma with disparity <= 1/3 of the full classifier's and AUC within 0.05.
-    med = agents.groupby(["reward", "one_minus_gamma"])[["auc", "disparity"]].median()
-    refs = {f"black square ({ref_name})": (ref_auc, ref_disp)}
-    lr_full = baselines[baselines["method"] == f"{config.learner}-full"]
-    if len(lr_full) and ref_name != f"{config.learner}-full":
-        refs[f"{config.learner}-full"] = (
-            float(lr_full["auc"].median()),
-            float(lr_full["disparity"].median()),
-        )
-    for label, (r_auc, r_disp) in refs.items():
-        notes.append(one_third_check(med, label, r_auc, r_disp)[1])
-    # Done-when 1: DADI front against the static fronts.
+    # DADI's front against the static fronts (the paper's case for dynamic acquisition).
     for key, part in points.items():
         if not key.startswith("static"):
             continue
@@ -336,6 +327,25 @@ def _notes(
     if "adversary_auc_fresh" in agents:
         notes.append(leakage_note(agents))
     return notes
+
+
+def _verdicts(
+    config: DadiFig2Config,
+    agents: pd.DataFrame,
+    reference: tuple[str, float, float],
+    baselines: pd.DataFrame,
+) -> list[Verdict]:
+    """Return the acceptance checks against the black square and the full-feature learner."""
+    ref_name, ref_auc, ref_disp = reference
+    med = agents.groupby(["reward", "one_minus_gamma"])[["auc", "disparity"]].median()
+    refs = {f"black square ({ref_name})": (ref_auc, ref_disp)}
+    lr_full = baselines[baselines["method"] == f"{config.learner}-full"]
+    if len(lr_full) and ref_name != f"{config.learner}-full":
+        refs[f"{config.learner}-full"] = (
+            float(lr_full["auc"].median()),
+            float(lr_full["disparity"].median()),
+        )
+    return [one_third_check(med, label, r_auc, r_disp) for label, (r_auc, r_disp) in refs.items()]
 
 
 def leakage_note(agents: pd.DataFrame) -> str:
@@ -409,47 +419,47 @@ def reward_comparison_note(agents: pd.DataFrame) -> str:
     )
 
 
-def one_third_check(
-    medians: pd.DataFrame, label: str, ref_auc: float, ref_disp: float
-) -> tuple[bool, str]:
-    """Issue 6's check: some gamma with disparity <= 1/3 of a reference's, AUC within 0.05.
+def one_third_check(medians: pd.DataFrame, label: str, ref_auc: float, ref_disp: float) -> Verdict:
+    """Check for AUC within 0.05 of a reference at a third of its disparity (acceptance check).
 
     Parameters
     ----------
     medians : pandas.DataFrame
         Median ``auc`` and ``disparity`` indexed by (reward, 1 - gamma).
     label : str
-        Name of the reference classifier, for the sentence.
+        Name of the reference classifier.
     ref_auc, ref_disp : float
         The reference's median AUC and disparity.
 
     Returns
     -------
-    (bool, str)
-        Whether the check holds (never when the reference's disparity is 0: there is
-        nothing to cut), and a sentence for the summary.
+    Verdict
+        ``ours`` is the lowest median disparity of any (reward, 1 - gamma) whose AUC is
+        within 0.05 of the reference's (None when none is), ``target`` a third of the
+        reference's disparity. Never met when the reference's disparity is 0: there is
+        nothing to cut.
     """
-    ok = medians[(medians["disparity"] <= ref_disp / 3) & (medians["auc"] >= ref_auc - 0.05)]
-    head = (
-        f"Check (issue 6) against {label} (AUC {ref_auc:.3f}, disparity {ref_disp:.3f}): "
-        f"some gamma with disparity <= {ref_disp / 3:.3f} and AUC >= {ref_auc - 0.05:.3f}"
-    )
-    if ref_disp <= 0:
-        return False, head + ": NOT TESTABLE, the reference has no disparity to cut."
-    if len(ok):
-        row = ok.reset_index().iloc[0]
-        return True, (
-            f"{head}: REACHED, e.g. {row['reward']} at 1 - gamma = "
-            f"{float(row['one_minus_gamma']):g} (AUC {row['auc']:.3f}, disparity "
-            f"{row['disparity']:.3f})."
-        )
     near = medians[medians["auc"] >= ref_auc - 0.05]
-    closest = (
-        f"the lowest disparity within 0.05 AUC is {near['disparity'].min():.3f}"
-        if len(near)
-        else "no gamma comes within 0.05 AUC"
+    name = (
+        f"lowest disparity within 0.05 AUC of {label} (AUC {ref_auc:.3f}, disparity "
+        f"{ref_disp:.3f})"
     )
-    return False, f"{head}: NOT REACHED ({closest})."
+    ours = float(near["disparity"].min()) if len(near) else None
+    verdict = Verdict.check(name, ours, "<=", ref_disp / 3)
+    if ref_disp <= 0:
+        detail = "Not testable: the reference has no disparity to cut."
+        return dataclasses.replace(verdict, met=False, detail=detail)
+    if verdict.met:
+        row = near[near["disparity"] <= ref_disp / 3].reset_index().iloc[0]
+        detail = (
+            f"E.g. {row['reward']} at 1 - gamma = {float(row['one_minus_gamma']):g} (AUC "
+            f"{row['auc']:.3f}, disparity {row['disparity']:.3f})."
+        )
+    elif ours is None:
+        detail = "No gamma comes within 0.05 AUC."
+    else:
+        detail = ""
+    return dataclasses.replace(verdict, detail=detail)
 
 
 def _figure(
@@ -500,7 +510,7 @@ def _figure(
         reference_label="full features (black square)",
         extra=extra,
         target=(ref_auc - 0.05, ref_disp / 3),
-        target_label="issue 6: AUC within 0.05, a third of the disparity",
+        target_label="acceptance check: AUC within 0.05, a third of the disparity",
         title="AUC-disparity trade-off (medians over folds)",
     )
     return fig

@@ -198,6 +198,7 @@ def _rows(
 
 
 def _notes(config: DataSiftConfig, result: ExperimentResult) -> list[str]:
+    """Return the findings; the acceptance checks go to ``result.verdicts``."""
     notes = [
         "Fairness is |P(Y^=1|protected) - P(Y^=1|privileged)| of thresholded test predictions; "
         "decisions used the validation split only. Paper 000 reports curves, not numbers, for "
@@ -238,9 +239,15 @@ def _notes(config: DataSiftConfig, result: ExperimentResult) -> list[str]:
                 if name.startswith(f"{dataset}/{learner}/")
             }
             budget = float(next(iter(traces.values()))[0].meta["config"]["budget"])
-            check = datasift_inf_check(traces, f"test_{config.metric}", budget, config.tau)
-            if check:
-                notes.append(f"{dataset}/{learner}: {check}")
+            result.verdicts.extend(
+                datasift_inf_check(
+                    traces,
+                    f"test_{config.metric}",
+                    budget,
+                    config.tau,
+                    where=f"{dataset}/{learner}: ",
+                )
+            )
     return notes
 
 

@@ -345,7 +345,7 @@ class PslCompasConfig(ExperimentConfig):
     folds : tuple of int
         Which folds to run (§5: all five).
     delta : float
-        RD tolerance of Fair-PSL (the issue's 0.1).
+        RD tolerance of Fair-PSL (0.1).
     baselines : tuple of str
         Keys of :data:`fairacq.relational._baselines.COMPAS_BASELINES`.
     weight_iter : int
