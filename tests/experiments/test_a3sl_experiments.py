@@ -12,7 +12,7 @@ import pytest
 
 from fairacq.exceptions import InvalidParameterError
 from fairacq.experiments import get_experiment, run_experiment
-from fairacq.experiments.a3sl import (
+from fairacq.experiments.relational.a3sl import (
     A3slCompasConfig,
     A3slMovieLensConfig,
     A3slPaperReviewConfig,
@@ -50,7 +50,14 @@ def test_paper_review_quick_fair_has_lower_rd_than_sensitive(tmp_path):
     assert "Learned rules, Fair-A3SL1" in summary
     assert "-> " in summary
     assert "Learner preset 'authors' produced every number" in summary
-    assert "Issue 8 targets, Fair-A3SL1" in summary
+    assert "Acceptance check, Fair-A3SL1: auc_roc:" in summary
+    checks = {
+        v["name"]: v for v in json.loads((tmp_path / "summary.json").read_text())["verdicts"]
+    }
+    assert set(checks) >= {f"Fair-A3SL1: {m}" for m in ("abs_rd", "equal_odds_pos", "auc_roc")}
+    assert not any(name.startswith("Sensitive") for name in checks)
+    rd = checks["Fair-A3SL1: abs_rd"]
+    assert (rd["op"], rd["target"], rd["met"]) == ("<=", 0.01, rd["ours"] <= 0.01)
     assert (tmp_path / "a3sl-paper-review-reward.png").stat().st_size > 0
     payload = json.loads((tmp_path / "summary.json").read_text())
     fold = payload["meta"]["per_fold"][0]
@@ -160,7 +167,9 @@ def test_compas_quick_reports_agent_and_refined_lists():
     assert "agent" not in refined
     for method in ("Fair-A3SL1", "Fair-A3SL1 + local search"):
         assert _value(result, method, "abs_rd") <= 0.01
-        assert any(f"Issue 8 targets, {method}:" in n for n in result.notes)
+        verdict = next(v for v in result.verdicts if v.name == f"{method}: abs_rd")
+        assert verdict.met
+        assert verdict.ours == pytest.approx(_value(result, method, "abs_rd"))
     # the paper's numbers stand beside the refined rows too; the reference rows are not doubled
     row = next(
         r
@@ -182,4 +191,6 @@ def test_compas_quick_reports_the_papers_table7_rules():
     auc = _value(result, "Table 7 rules (hand-entered)", "auc_roc")
     assert 0.5 < auc <= 1.0
     assert _value(result, "Table 7 rules (hand-entered)", "abs_rd") <= 0.01
-    assert not any("Table 7 rules" in n and "Issue 8" in n for n in result.notes)
+    names = {v.name for v in result.verdicts}
+    assert {"Fair-A3SL1: abs_rd", "Fair-A3SL1: auc_roc"} <= names
+    assert not any(name.startswith("Table 7") for name in names)

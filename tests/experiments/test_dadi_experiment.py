@@ -33,7 +33,13 @@ def test_quick_writes_every_output(quick):
     for name in ("summary.md", "summary.json", "config.json", "dadi-fig2.png"):
         assert (out / name).exists()
     summary = (out / "summary.md").read_text()
-    assert "Check (issue 6)" in summary
+    assert "Acceptance check, lowest disparity within 0.05 AUC of black square" in summary
+    verdicts = json.loads((out / "summary.json").read_text())["verdicts"]
+    assert [v["name"].split(" (AUC")[0] for v in verdicts] == [
+        "lowest disparity within 0.05 AUC of black square (dadi-classifier-full)",
+        "lowest disparity within 0.05 AUC of lr-full",
+    ]
+    assert all(isinstance(v["met"], bool) and v["op"] == "<=" for v in verdicts)
     assert "Front comparison, DADI (both rewards) against static selection (lr)" in summary
     assert "Paper: Increasing 1 - gamma" in summary
     assert "Eq. (2) reward on the test part under each agent's own networks" in summary
@@ -130,16 +136,20 @@ def test_one_third_check() -> None:
         {"reward": ["gnl1", "gnl1"], "one_minus_gamma": [0.2, 0.8], "auc": [0.86, 0.9]}
         | {"disparity": [0.05, 0.2]}
     ).set_index(["reward", "one_minus_gamma"])
-    ok, text = one_third_check(med, "full", 0.9, 0.18)
-    assert ok
-    assert "REACHED" in text
-    assert "1 - gamma = 0.2" in text
-    ok, text = one_third_check(med, "full", 0.95, 0.18)  # 0.86 is not within 0.05 of 0.95
-    assert not ok
-    assert "NOT REACHED" in text
-    ok, text = one_third_check(med, "full", 0.9, 0.0)
-    assert not ok
-    assert "NOT TESTABLE" in text
+    verdict = one_third_check(med, "full", 0.9, 0.18)
+    assert verdict.met
+    assert (verdict.ours, verdict.op) == (0.05, "<=")
+    assert verdict.target == pytest.approx(0.06)
+    assert "1 - gamma = 0.2" in verdict.detail
+    verdict = one_third_check(med, "full", 0.95, 0.18)  # 0.86 is not within 0.05 of 0.95
+    assert not verdict.met
+    assert verdict.ours == 0.2  # the lowest disparity within 0.05 AUC
+    verdict = one_third_check(med, "full", 0.99, 0.18)
+    assert (verdict.met, verdict.ours) == (False, None)
+    assert "No gamma" in verdict.detail
+    verdict = one_third_check(med, "full", 0.9, 0.0)
+    assert not verdict.met
+    assert "Not testable" in verdict.detail
 
 
 def test_second_dataset_choice(shared_data, monkeypatch, tmp_path) -> None:
@@ -162,8 +172,12 @@ def test_second_dataset_quick_end_to_end(shared_data, tmp_path) -> None:
     agents = pd.DataFrame(res.meta["per_fold_dadi"])
     assert len(agents) == 2 * 2 * 2  # folds x rewards x gammas
     assert agents["auc"].between(0, 1).all()
+    assert [v.name.split(" (AUC")[0] for v in res.verdicts] == [
+        "lowest disparity within 0.05 AUC of black square (dadi-classifier-full)",
+        "lowest disparity within 0.05 AUC of lr-full",
+    ]
     summary = (tmp_path / "summary.md").read_text()
-    assert "Check (issue 6)" in summary
+    assert "Acceptance check, lowest disparity within 0.05 AUC" in summary
     assert "one element per observed one-hot group" in summary
 
 
@@ -184,7 +198,7 @@ def test_config_validation_and_registration() -> None:
 
 
 def test_exploration_decays_over_half_the_joint_iterations() -> None:
-    from fairacq.experiments._dadi_tasks import _agent
+    from fairacq.experiments.dadi._tasks import _agent
 
     seed = np.random.SeedSequence(0)
     assert _agent(DadiFig2Config.full(), seed).epsilon_decay_iter == 5_000  # Appendix B
@@ -194,8 +208,8 @@ def test_exploration_decays_over_half_the_joint_iterations() -> None:
 
 
 def test_set_elements_reach_the_agents() -> None:
-    from fairacq.experiments._dadi_tasks import _agent
     from fairacq.experiments.dadi import DadiFig2SecondConfig
+    from fairacq.experiments.dadi._tasks import _agent
 
     seed = np.random.SeedSequence(0)
     assert _agent(DadiFig2Config.full(), seed).set_elements == "columns"  # Appendix A
@@ -214,7 +228,7 @@ def test_folds_choose_which_folds_run() -> None:
 
 
 def test_fold_tasks_put_each_folds_baselines_first() -> None:
-    from fairacq.experiments._dadi_tasks import fold_tasks
+    from fairacq.experiments.dadi._tasks import fold_tasks
 
     config = DadiFig2Config.quick(folds=(3,), rewards=("ce",), one_minus_gammas=(0.1, 0.9))
     assert fold_tasks(config) == [(3, "baselines", None), (3, "ce", 0.1), (3, "ce", 0.9)]

@@ -1,4 +1,4 @@
-"""Per-seed readings of acquisition traces and issue 3's acceptance check."""
+"""Per-seed readings of acquisition traces and the DataSift-Inf acceptance check."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fairacq import TraceRecorder
-from fairacq.experiments._datasift_curves import (
+from fairacq.experiments.datasift._curves import (
     budget_share_to_fairness,
     datasift_inf_check,
 )
@@ -44,15 +44,19 @@ def test_share_to_fairness_properties(gaps, tau):
 def test_check_reports_each_part():
     fair = [_trace([(0, 0.3), (4, 0.005)], accuracy=0.80) for _ in range(2)]
     slow = [_trace([(0, 0.3), (8, 0.2)], accuracy=0.81) for _ in range(2)]
-    text = datasift_inf_check(
-        {"datasift-inf": fair, "random": slow, "entropy": slow}, "gap", 10, 0.01
+    verdicts = datasift_inf_check(
+        {"datasift-inf": fair, "random": slow, "entropy": slow}, "gap", 10, 0.01, where="a/lr: "
     )
-    assert "under tau 0.005 after 40%" in text
-    assert text.count(": met (2/2 seeds)") == 3
+    assert [(v.met, v.ours, v.target, v.op) for v in verdicts] == [(True, 2, 2, ">=")] * 3
+    assert all(v.name.startswith("a/lr: DataSift-Inf's ") for v in verdicts)
+    assert "under tau 0.005 after 40%" in verdicts[0].detail
     late = [_trace([(0, 0.3), (8, 0.005)], accuracy=0.75), fair[0]]
-    text = datasift_inf_check(
+    in_half, area, accuracy = datasift_inf_check(
         {"datasift-inf": late, "random": slow, "entropy": slow}, "gap", 10, 0.01
     )
-    assert "within half the budget: NOT met (1/2 seeds)" in text
-    assert "by 6.0, 1.0 points — within 2 points: NOT met (1/2 seeds)" in text
-    assert datasift_inf_check({"random": slow}, "gap", 10, 0.01) is None
+    assert (in_half.met, in_half.ours, in_half.target) == (False, 1, 2)
+    assert "within half the budget" in in_half.name
+    assert (area.met, area.ours) == (True, 2)
+    assert (accuracy.met, accuracy.ours) == (False, 1)
+    assert accuracy.detail == "Below Random's by 6.0, 1.0 points."
+    assert datasift_inf_check({"random": slow}, "gap", 10, 0.01) == []

@@ -118,8 +118,8 @@ def test_accuracy_aware_variant_runs_beside_the_paper_method(tmp_path):
 
 
 def test_adult_encoding_reaches_the_split():
-    from fairacq.experiments._datasift_tasks import load_for_datasift, split_for_experiment
     from fairacq.experiments.datasift import Table2Config
+    from fairacq.experiments.datasift._tasks import load_for_datasift, split_for_experiment
 
     assert load_for_datasift("adult", "datasift-authors").X.shape[1] == 8
     config = Table2Config.preset_named("quick", adult_encoding="datasift-authors")

@@ -29,3 +29,10 @@ def test_demo_quick_writes_outputs(tmp_path):
         metric="test_demographic_parity_diff_abs", stage="final", method="random"
     )
     assert ours < theirs
+    # A re-run into the same folder reads both trials back from the task cache (JSON, with
+    # their traces) and writes the same summary.
+    again = run_experiment("demo-datasift", preset="quick", out_dir=tmp_path)
+    assert (result.meta["tasks_reused"], again.meta["tasks_reused"]) == (0, 2)
+    assert again.rows == result.rows
+    assert again.notes == result.notes
+    assert again.traces == result.traces

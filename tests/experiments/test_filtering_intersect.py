@@ -8,7 +8,7 @@ import pytest
 from fairacq.exceptions import InvalidParameterError
 from fairacq.experiments import run_experiment
 from fairacq.experiments.filtering import Fig2Config, FilteringConfig
-from fairacq.experiments.filtering_intersect import IntersectConfig
+from fairacq.experiments.filtering.intersect import IntersectConfig
 
 _METHODS = {
     "naive-regression",

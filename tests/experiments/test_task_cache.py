@@ -11,6 +11,7 @@ from fairacq.experiments import (
     CachingExecutor,
     LocalExecutor,
     SerialExecutor,
+    TaskCacheWarning,
     run_experiment,
     task_key,
 )
@@ -52,16 +53,20 @@ def test_torn_file_is_recomputed(tmp_path):
     fn = functools.partial(_square, 0)
     cache = CachingExecutor(SerialExecutor(), tmp_path)
     cache.map(fn, [5])
-    (tmp_path / f"{task_key(fn, 5)}.pkl").write_bytes(b"\x80\x05 torn")
-    assert cache.map(fn, [5]) == [25]
+    entry = tmp_path / f"{task_key(fn, 5)}.jsonl"
+    entry.write_bytes(entry.read_bytes()[:20])
+    with pytest.warns(TaskCacheWarning, match="refused"):
+        assert cache.map(fn, [5]) == [25]
     assert cache.misses == 1
+    assert cache.map(fn, [5]) == [25]  # rewritten whole
+    assert cache.hits == 1
 
 
 def test_results_written_by_worker_processes(tmp_path):
     cache = CachingExecutor(LocalExecutor(2), tmp_path)
     fn = functools.partial(_square, 0)
     assert cache.map(fn, [1, 2, 3, 4]) == [1, 4, 9, 16]
-    assert len(list(tmp_path.glob("*.pkl"))) == 4
+    assert len(list(tmp_path.glob("*.jsonl"))) == 4
 
 
 def test_unpicklable_task_runs_uncached(tmp_path):

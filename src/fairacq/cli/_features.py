@@ -121,7 +121,7 @@ def train_cmd(
 
     from fairacq.cli._acquire import resolve_metric
     from fairacq.data import load_dataset, split_dadi
-    from fairacq.experiments._executor import single_thread
+    from fairacq.experiments._framework.executor import single_thread
     from fairacq.features._baselines import score_predictions
     from fairacq.metrics import compute, get_metric
 
@@ -205,7 +205,7 @@ def acquire_cmd(
 
     from fairacq._io import atomic_path
     from fairacq.exceptions import InvalidDataError
-    from fairacq.experiments._executor import single_thread
+    from fairacq.experiments._framework.executor import single_thread
 
     single_thread()
     with user_errors():

@@ -192,7 +192,7 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
     typer.Exit
         (exit code 2) when an item has no ``=`` or names a field twice.
     """
-    from fairacq.experiments._config import lists_to_tuples
+    from fairacq.experiments._framework.config import lists_to_tuples
 
     out: dict[str, Any] = {}
     for item in items:

@@ -6,42 +6,45 @@ from a ``quick`` (seconds) or ``full`` (the paper's settings) preset, its trials
 independent seeds spawned from one root seed and run on an :class:`Executor` (serial, a local
 process pool, or dask.distributed), and its :class:`ExperimentResult` is written as traces,
 PNG plots, ``summary.md`` (ours beside the paper's numbers) and ``summary.json``.
+
+The machinery is in ``_framework``; each paper has its own package (:mod:`.datasift`,
+:mod:`.aopt`, :mod:`.dadi`, :mod:`.filtering`, :mod:`.relational`), which builds on the
+machinery and on its own family only. ``aopt_images``, ``aopt_tabular``, ``datasift_ablation``,
+``datasift_scaling``, ``demo``, ``filtering_intersect``, ``filtering_proportions`` and
+``a3sl`` name modules of those packages.
 """
 
-from fairacq.experiments import (
-    a3sl,
-    aopt,
-    aopt_images,
-    aopt_tabular,
-    dadi,
-    datasift,
-    datasift_ablation,
-    datasift_scaling,
-    demo,
-    filtering,
-    filtering_intersect,
-    filtering_proportions,
-    relational,
-)
-from fairacq.experiments._config import ExperimentConfig
-from fairacq.experiments._executor import (
+from fairacq.experiments import aopt, dadi, datasift, filtering, relational
+from fairacq.experiments._framework import (
+    CachingExecutor,
     DaskExecutor,
     Executor,
+    ExperimentConfig,
+    ExperimentResult,
+    ExperimentSpec,
     LocalExecutor,
     SerialExecutor,
-    make_executor,
-    single_thread,
-)
-from fairacq.experiments._registry import (
-    ExperimentSpec,
+    TaskCacheWarning,
+    Verdict,
     get_experiment,
     list_experiments,
+    make_executor,
+    merge_experiment,
     register,
+    rows_from_mapping,
+    run_experiment,
+    run_trials,
+    single_thread,
+    task_key,
 )
-from fairacq.experiments._result import ExperimentResult, rows_from_mapping
-from fairacq.experiments._runner import merge_experiment, run_experiment
-from fairacq.experiments._task_cache import CachingExecutor, task_key
-from fairacq.experiments._trials import run_trials
+from fairacq.experiments.aopt import images as aopt_images
+from fairacq.experiments.aopt import tabular as aopt_tabular
+from fairacq.experiments.datasift import ablation as datasift_ablation
+from fairacq.experiments.datasift import demo
+from fairacq.experiments.datasift import scaling as datasift_scaling
+from fairacq.experiments.filtering import intersect as filtering_intersect
+from fairacq.experiments.filtering import proportions as filtering_proportions
+from fairacq.experiments.relational import a3sl
 
 __all__ = [
     "CachingExecutor",
@@ -52,6 +55,8 @@ __all__ = [
     "ExperimentSpec",
     "LocalExecutor",
     "SerialExecutor",
+    "TaskCacheWarning",
+    "Verdict",
     "a3sl",
     "aopt",
     "aopt_images",

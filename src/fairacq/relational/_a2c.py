@@ -45,7 +45,7 @@ _NEG = -1e9  # logit of a masked action
 
 @dataclass(frozen=True)
 class A2CConfig:
-    """Hyper-parameters of the actor-critic agent (defaults: the authors' set-up, issue 8).
+    """Hyper-parameters of the actor-critic agent (defaults: the authors' set-up).
 
     Parameters
     ----------

@@ -10,10 +10,13 @@ that need no GUI backend, so it works on machines without a screen.
 from fairacq.reporting._pareto_plot import plot_median_band, plot_pareto_fronts
 from fairacq.reporting._plots import aggregate_traces, new_figure, plot_traces, save_figure
 from fairacq.reporting._summary import format_markdown_table, summary_frame, write_summary
+from fairacq.reporting._verdict import VerdictLike, format_verdict
 
 __all__ = [
+    "VerdictLike",
     "aggregate_traces",
     "format_markdown_table",
+    "format_verdict",
     "new_figure",
     "plot_median_band",
     "plot_pareto_fronts",

@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 
 from fairacq._io import atomic_write, write_json
+from fairacq.reporting._verdict import VerdictLike, format_verdict
 
 __all__ = ["format_markdown_table", "summary_frame", "write_summary"]
 
@@ -58,6 +59,7 @@ def write_summary(
     command: str = "",
     meta: Mapping[str, Any] | None = None,
     tables: Mapping[str, str] | None = None,
+    verdicts: Sequence[VerdictLike] = (),
 ) -> tuple[Path, Path]:
     """Write ``summary.md`` and ``summary.json`` into ``out_dir`` (atomically).
 
@@ -73,6 +75,10 @@ def write_summary(
     tables : mapping of str to str, optional
         Heading -> a Markdown table (e.g. from :func:`format_markdown_table`), placed after
         the findings: compact views such as a paper's table with our numbers beside it.
+    verdicts : sequence of verdicts
+        The run's acceptance checks (``fairacq.experiments.Verdict``): one line each in
+        ``summary.md`` (:func:`format_verdict`), their fields under ``verdicts`` in
+        ``summary.json``.
 
     Returns
     -------
@@ -90,6 +96,8 @@ def write_summary(
     # the plots; the full table of numbers follows.
     if notes:
         parts += ["", "## Findings", ""] + [f"- {n}" for n in notes]
+    if verdicts:
+        parts += ["", "## Acceptance checks", ""] + [f"- {format_verdict(v)}" for v in verdicts]
     for heading, table in (tables or {}).items():
         parts += ["", f"## {heading}", "", table]
     if figures:
@@ -116,7 +124,21 @@ def write_summary(
             "preset": preset,
             "rows": clean_rows,
             **({"command": command} if command else {}),
+            **({"verdicts": [_verdict_fields(v) for v in verdicts]} if verdicts else {}),
             **({"meta": dict(meta)} if meta else {}),
         },
     )
     return md_path, json_path
+
+
+def _verdict_fields(verdict: VerdictLike) -> dict[str, Any]:
+    ours = verdict.ours
+    return {
+        "name": verdict.name,
+        "met": bool(verdict.met),
+        "ours": None if ours is None or math.isnan(ours) else ours,
+        "target": verdict.target,
+        "op": verdict.op,
+        "paper": verdict.paper,
+        "detail": verdict.detail,
+    }

@@ -23,10 +23,10 @@ from sklearn.exceptions import ConvergenceWarning
 
 from fairacq._random import child_seeds, derive_int_seed, spawn_seeds
 from fairacq.data import load_dataset, split_filtering
-from fairacq.experiments._config import ExperimentConfig
-from fairacq.experiments._executor import Executor
-from fairacq.experiments._registry import ExperimentSpec, register
-from fairacq.experiments._result import ExperimentResult
+from fairacq.experiments._framework.config import ExperimentConfig
+from fairacq.experiments._framework.executor import Executor
+from fairacq.experiments._framework.registry import ExperimentSpec, register
+from fairacq.experiments._framework.result import ExperimentResult
 from fairacq.filtering import (
     AlphaBetaProxy,
     NaiveRegressionProxy,

@@ -18,10 +18,10 @@ from numpy.typing import NDArray
 
 from fairacq._random import child_seeds, spawn_seeds
 from fairacq.data import FairDataset, load_dataset, split_filtering
-from fairacq.experiments._config import ExperimentConfig
-from fairacq.experiments._executor import Executor
-from fairacq.experiments._registry import ExperimentSpec, register
-from fairacq.experiments._result import ExperimentResult
+from fairacq.experiments._framework.config import ExperimentConfig
+from fairacq.experiments._framework.executor import Executor
+from fairacq.experiments._framework.registry import ExperimentSpec, register
+from fairacq.experiments._framework.result import ExperimentResult
 from fairacq.filtering import AlphaBetaProxy, UnreachableTargetWarning
 from fairacq.reporting import new_figure
 

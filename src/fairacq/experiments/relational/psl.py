@@ -36,17 +36,17 @@ import pandas as pd
 from fairacq._io import atomic_write
 from fairacq._random import child_seeds, spawn_seeds
 from fairacq.exceptions import InvalidParameterError
-from fairacq.experiments._config import ExperimentConfig
-from fairacq.experiments._executor import Executor, single_thread
-from fairacq.experiments._paper_numbers_relational import (
+from fairacq.experiments._framework.config import ExperimentConfig
+from fairacq.experiments._framework.executor import Executor, single_thread
+from fairacq.experiments._framework.registry import ExperimentSpec, register
+from fairacq.experiments._framework.result import ExperimentResult
+from fairacq.experiments.relational._paper_numbers import (
     PAPER_REVIEW_TABLES_4_5,
     RELATIONAL_TABLE_COLUMNS,
     TABLES_8_9,
     TABLES_12_13,
     relational_paper_value,
 )
-from fairacq.experiments._registry import ExperimentSpec, register
-from fairacq.experiments._result import ExperimentResult
 from fairacq.relational._relational_data import RelationalData
 from fairacq.reporting import format_markdown_table
 
@@ -345,7 +345,7 @@ class PslCompasConfig(ExperimentConfig):
     folds : tuple of int
         Which folds to run (§5: all five).
     delta : float
-        RD tolerance of Fair-PSL (the issue's 0.1).
+        RD tolerance of Fair-PSL (0.1).
     baselines : tuple of str
         Keys of :data:`fairacq.relational._baselines.COMPAS_BASELINES`.
     weight_iter : int

@@ -1,7 +1,7 @@
 """Per-seed readings of acquisition traces: area under the fairness curve, when it got fair.
 
-Also issue 3's acceptance check on one (dataset, learner): DataSift-Inf against Random and
-Entropy on every seed.
+Also the acceptance check on one (dataset, learner): DataSift-Inf against Random and Entropy
+on every seed.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from fairacq._trace import Trace
+from fairacq.experiments._framework.verdict import Verdict
 
 __all__ = ["area_under_curve", "budget_share_to_fairness", "datasift_inf_check"]
 
@@ -80,9 +81,14 @@ def budget_share_to_fairness(
 
 
 def datasift_inf_check(
-    traces: Mapping[str, Sequence[Trace]], column: str, budget: float, tau: float
-) -> str | None:
-    """Issue 3's acceptance check, seed by seed; ``None`` without the three methods.
+    traces: Mapping[str, Sequence[Trace]],
+    column: str,
+    budget: float,
+    tau: float,
+    *,
+    where: str = "",
+) -> list[Verdict]:
+    """Check DataSift-Inf against Random and Entropy seed by seed (the acceptance check).
 
     DataSift-Inf must bring ``column`` under ``tau`` (or to its best value) within half the
     budget, have a smaller area under its curve than Random's and Entropy's on every seed, and
@@ -98,14 +104,17 @@ def datasift_inf_check(
         Budget of the runs.
     tau : float
         The fairness threshold.
+    where : str
+        Put before each verdict's name, e.g. ``"adult/lr: "``.
 
     Returns
     -------
-    str or None
-        One sentence with the per-seed numbers and which parts hold.
+    list of Verdict
+        One per part of the check; ``ours`` is the number of seeds where the part holds and
+        ``target`` the number of seeds, with the per-seed numbers in ``detail``.
     """
     if not {"datasift-inf", "random", "entropy"} <= set(traces):
-        return None
+        return []
     inf, rnd, ent = traces["datasift-inf"], traces["random"], traces["entropy"]
     reached = [budget_share_to_fairness(t, column, budget, tau) for t in inf]
     in_half = [share <= 0.5 for share, _, _ in reached]
@@ -122,13 +131,23 @@ def datasift_inf_check(
         f"{'under tau' if ok else 'best'} {v:.3f} after {100 * s:.0f}%" for s, v, ok in reached
     )
 
-    def verdict(flags: Sequence[bool]) -> str:
-        return f"{'met' if all(flags) else 'NOT met'} ({sum(flags)}/{len(flags)} seeds)"
+    def seeds(name: str, flags: Sequence[bool], detail: str) -> Verdict:
+        return Verdict.check(
+            f"{where}{name}, seeds where it holds", sum(flags), ">=", len(flags), detail=detail
+        )
 
-    return (
-        f"Issue 3's check, per seed: DataSift-Inf's |gap| {when} of the budget — within half "
-        f"the budget: {verdict(in_half)}; area below Random's and Entropy's: "
-        f"{verdict(area_ok)}; accuracy below Random's by "
-        f"{', '.join(f'{g:.1f}' for g in gaps)} points — within 2 points: "
-        f"{verdict([g <= 2.0 for g in gaps])}."
-    )
+    return [
+        seeds(
+            "DataSift-Inf's |gap| under tau (else at its best) within half the budget",
+            in_half,
+            f"Per seed: {when} of the budget.",
+        ),
+        seeds(
+            "DataSift-Inf's area under the |gap| curve below Random's and Entropy's", area_ok, ""
+        ),
+        seeds(
+            "DataSift-Inf's test accuracy within 2 points of Random's",
+            [g <= 2.0 for g in gaps],
+            f"Below Random's by {', '.join(f'{g:.1f}' for g in gaps)} points.",
+        ),
+    ]

@@ -20,11 +20,11 @@ import numpy as np
 from fairacq._random import child_seeds, spawn_seeds
 from fairacq.acquisition import PartitionDroppedWarning, make_acquirer
 from fairacq.data.synthetic import make_scaled_adult
-from fairacq.experiments._config import ExperimentConfig
-from fairacq.experiments._datasift_tasks import split_for_experiment
-from fairacq.experiments._executor import Executor
-from fairacq.experiments._registry import ExperimentSpec, register
-from fairacq.experiments._result import ExperimentResult
+from fairacq.experiments._framework.config import ExperimentConfig
+from fairacq.experiments._framework.executor import Executor
+from fairacq.experiments._framework.registry import ExperimentSpec, register
+from fairacq.experiments._framework.result import ExperimentResult
+from fairacq.experiments.datasift._tasks import split_for_experiment
 from fairacq.reporting import new_figure
 
 __all__ = ["ScalingConfig", "run_scaling"]

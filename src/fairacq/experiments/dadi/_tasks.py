@@ -17,7 +17,7 @@ import pandas as pd
 
 from fairacq._random import derive_int_seed
 from fairacq.data import FairDataset, is_available_offline, load_dataset, split_dadi
-from fairacq.experiments._executor import single_thread
+from fairacq.experiments._framework.executor import single_thread
 from fairacq.features import group_auc, leakage_audit
 from fairacq.features._baselines import (
     AgentScorer,
@@ -30,7 +30,7 @@ from fairacq.features._baselines import (
 )
 
 if TYPE_CHECKING:
-    from fairacq.experiments.dadi import DadiFig2Config
+    from fairacq.experiments.dadi._config import DadiFig2Config
 
 __all__ = ["fold_task", "fold_tasks", "resolve_second_dataset"]
 

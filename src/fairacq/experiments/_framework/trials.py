@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from fairacq._random import spawn_seeds
-from fairacq.experiments._executor import Executor, SerialExecutor
+from fairacq.experiments._framework.executor import Executor, SerialExecutor
 
 __all__ = ["run_trials"]
 

@@ -18,11 +18,11 @@ from fairacq._random import child_seeds
 from fairacq._trace import Trace
 from fairacq.acquisition import PartitionDroppedWarning, make_acquirer
 from fairacq.data import load_dataset, split_datasift
-from fairacq.experiments._config import ExperimentConfig
-from fairacq.experiments._executor import Executor
-from fairacq.experiments._registry import ExperimentSpec, register
-from fairacq.experiments._result import ExperimentResult
-from fairacq.experiments._trials import run_trials
+from fairacq.experiments._framework.config import ExperimentConfig
+from fairacq.experiments._framework.executor import Executor
+from fairacq.experiments._framework.registry import ExperimentSpec, register
+from fairacq.experiments._framework.result import ExperimentResult
+from fairacq.experiments._framework.trials import run_trials
 from fairacq.reporting import new_figure, plot_traces
 
 __all__ = ["DemoConfig", "run_demo"]

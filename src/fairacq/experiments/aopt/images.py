@@ -11,7 +11,7 @@
 The paper's pairs come from Fashion-MNIST confusion matrices ("pairs that are both easy and
 hard to distinguish"); :data:`CONFUSION_PAIRS` does the same for the digits: (1, 8), the pair
 a classifier trained on few digits confuses most, beside easy pairs such as (0, 6).
-:data:`PLAIN_PAIRS` (0/1, 2/3, 4/5, 6/7, 8/9) is the issue's alternative.
+:data:`PLAIN_PAIRS` (0/1, 2/3, 4/5, 6/7, 8/9) is the simplest alternative.
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ from fairacq._random import child_seeds, spawn_seeds
 from fairacq._trace import Trace
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidParameterError
-from fairacq.experiments._config import ExperimentConfig
-from fairacq.experiments._executor import Executor
-from fairacq.experiments._registry import ExperimentSpec, register
-from fairacq.experiments._result import ExperimentResult
+from fairacq.experiments._framework.config import ExperimentConfig
+from fairacq.experiments._framework.executor import Executor
+from fairacq.experiments._framework.registry import ExperimentSpec, register
+from fairacq.experiments._framework.result import ExperimentResult
 from fairacq.reporting import new_figure, plot_traces
 from fairacq.sampling import DatasetOracle, make_sampler
 
@@ -53,7 +53,7 @@ __all__ = [
 #: of logistic regression trained on 30 images, the largest of all 45 pairs), two middling
 #: ones (2 vs 3: 3.3%, 7 vs 9: 2.7%) and two easy ones (4 vs 5: 1.4%, 0 vs 6: 0.5%).
 CONFUSION_PAIRS: tuple[tuple[int, int], ...] = ((1, 8), (2, 3), (7, 9), (4, 5), (0, 6))
-#: The issue's plain pairing (its errors on the same probe: 1.4%, 3.3%, 1.4%, 0%, 5.5%).
+#: The plain pairing (its errors on the same probe: 1.4%, 3.3%, 1.4%, 0%, 5.5%).
 PLAIN_PAIRS: tuple[tuple[int, int], ...] = ((0, 1), (2, 3), (4, 5), (6, 7), (8, 9))
 
 

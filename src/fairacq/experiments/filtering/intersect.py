@@ -24,10 +24,10 @@ from numpy.typing import NDArray
 
 from fairacq.data import FairDataset, load_dataset
 from fairacq.exceptions import InvalidParameterError
-from fairacq.experiments._executor import Executor
-from fairacq.experiments._registry import ExperimentSpec, register
-from fairacq.experiments._result import ExperimentResult
-from fairacq.experiments.filtering import (
+from fairacq.experiments._framework.executor import Executor
+from fairacq.experiments._framework.registry import ExperimentSpec, register
+from fairacq.experiments._framework.result import ExperimentResult
+from fairacq.experiments.filtering.proxies import (
     FilteringConfig,
     _admission,
     _figure,

@@ -36,7 +36,7 @@ import functools
 import re
 import time
 from dataclasses import dataclass
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar, Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -44,16 +44,17 @@ import pandas as pd
 from fairacq._random import derive_int_seed, spawn_seeds
 from fairacq._trace import Trace
 from fairacq.exceptions import InvalidParameterError
-from fairacq.experiments._config import ExperimentConfig
-from fairacq.experiments._executor import Executor, single_thread
-from fairacq.experiments._paper_numbers_relational import (
+from fairacq.experiments._framework.config import ExperimentConfig
+from fairacq.experiments._framework.executor import Executor, single_thread
+from fairacq.experiments._framework.registry import ExperimentSpec, register
+from fairacq.experiments._framework.result import ExperimentResult
+from fairacq.experiments._framework.verdict import Verdict
+from fairacq.experiments.relational._paper_numbers import (
     PAPER_REVIEW_TABLES_4_5,
     TABLES_8_9,
     TABLES_12_13,
     relational_paper_value,
 )
-from fairacq.experiments._registry import ExperimentSpec, register
-from fairacq.experiments._result import ExperimentResult
 from fairacq.relational._relational_data import RelationalData
 from fairacq.reporting import new_figure, plot_traces
 
@@ -83,8 +84,8 @@ _CLASSIFICATION_METRICS = (
     "equal_odds_neg",
 )
 
-#: The issue's "done when" targets: (metric, bound, "<=" or ">=").
-A3SL_TARGETS: dict[str, tuple[tuple[str, float, str], ...]] = {
+#: The acceptance targets, met on the means over folds: (metric, bound, "<=" or ">=").
+A3SL_TARGETS: dict[str, tuple[tuple[str, float, Literal["<=", ">="]], ...]] = {
     "paper-review": (
         ("abs_rd", 0.01, "<="),
         ("equal_odds_pos", 0.02, "<="),
@@ -572,10 +573,6 @@ def _reward_figure(result: ExperimentResult, title: str) -> Any:
     return fig
 
 
-def _check(value: float, bound: float, op: str) -> bool:
-    return bool(value <= bound if op == "<=" else value >= bound)
-
-
 def _aggregate(
     result: ExperimentResult,
     tasks: list[dict[str, Any]],
@@ -616,24 +613,17 @@ def _aggregate(
     return stats.reset_index()
 
 
-def _target_notes(stats: pd.DataFrame, key: str, fair_only: bool = True) -> list[str]:
-    """Whether each fair method met the issue's targets (means over folds)."""
-    notes = []
+def _target_verdicts(stats: pd.DataFrame, key: str, fair_only: bool = True) -> list[Verdict]:
+    """Return whether each fair method met each acceptance target (means over folds)."""
+    verdicts = []
     for method, part in stats.groupby("method", sort=False):
         if fair_only and str(method).startswith("Sensitive"):
             continue
         means = dict(zip(part["metric"], part["mean"], strict=True))
-        parts, ok = [], True
         for metric, bound, op in A3SL_TARGETS[key]:
             value = float(means.get(metric, np.nan))
-            hit = _check(value, bound, op)
-            ok &= hit
-            parts.append(
-                f"{metric} {value:.4g} (target {op} {bound:g}: {'met' if hit else 'NOT'})"
-            )
-        verdict = "all targets reached" if ok else "not reached"
-        notes.append(f"Issue 8 targets, {method}: {verdict} — " + "; ".join(parts) + ".")
-    return notes
+            verdicts.append(Verdict.check(f"{method}: {metric}", value, op, bound))
+    return verdicts
 
 
 def _rule_notes(tasks: list[dict[str, Any]], label: str) -> list[str]:
@@ -745,7 +735,7 @@ def run_a3sl_paper_review(config: A3slPaperReviewConfig, executor: Executor) -> 
         PAPER_REVIEW_TABLES_4_5,
         {label: label for label in _VARIANT_LABEL.values()},
     )
-    result.notes.extend(_target_notes(stats, "paper-review"))
+    result.verdicts.extend(_target_verdicts(stats, "paper-review"))
     sens = stats.loc[(stats["method"] == "Sensitive-A3SL") & (stats["metric"] == "abs_rd")]
     for method in stats["method"].unique():
         if method == "Sensitive-A3SL" or sens.empty:
@@ -877,8 +867,8 @@ def run_a3sl_compas(config: A3slCompasConfig, executor: Executor) -> ExperimentR
                     "paper_value": None,
                 }
             )
-    result.notes.extend(
-        _target_notes(stats.loc[~stats["method"].str.startswith("Table 7")], "compas")
+    result.verdicts.extend(
+        _target_verdicts(stats.loc[~stats["method"].str.startswith("Table 7")], "compas")
     )
     fair_tasks = [t for t in tasks if t["variant"] != "sensitive"]
     race = [t["fold"] for t in fair_tasks if t["uses_race"]]
@@ -968,7 +958,9 @@ def run_a3sl_movielens(config: A3slMovieLensConfig, executor: Executor) -> Exper
         TABLES_12_13,
         labels | {"MF (ratingMF)": "MF"},
     )
-    result.notes.extend(_target_notes(stats.loc[stats["method"] != "MF (ratingMF)"], "movielens"))
+    result.verdicts.extend(
+        _target_verdicts(stats.loc[stats["method"] != "MF (ratingMF)"], "movielens")
+    )
     mf_mse = stats.loc[(stats["method"] == "MF (ratingMF)") & (stats["metric"] == "mse"), "mean"]
     for method in stats["method"].unique():
         if method == "MF (ratingMF)" or mf_mse.empty:

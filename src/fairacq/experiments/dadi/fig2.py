@@ -25,195 +25,33 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, ClassVar, cast
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
 from fairacq._random import spawn_seeds
 from fairacq.exceptions import InvalidParameterError
-from fairacq.experiments._config import ExperimentConfig
-from fairacq.experiments._dadi_tasks import fold_task, fold_tasks, resolve_second_dataset
-from fairacq.experiments._executor import Executor
-from fairacq.experiments._registry import ExperimentSpec, register
-from fairacq.experiments._result import ExperimentResult
+from fairacq.experiments._framework.executor import Executor
+from fairacq.experiments._framework.registry import ExperimentSpec, register
+from fairacq.experiments._framework.result import ExperimentResult
+from fairacq.experiments._framework.verdict import Verdict
+from fairacq.experiments.dadi._config import DadiFig2Config, DadiFig2SecondConfig
+from fairacq.experiments.dadi._paper_numbers import PAPER_002_FIG2
+from fairacq.experiments.dadi._tasks import fold_task, fold_tasks, resolve_second_dataset
 from fairacq.features import compare_fronts
-from fairacq.features._actions import SET_ELEMENTS
 from fairacq.metrics import pareto_front
 from fairacq.reporting import new_figure, plot_median_band, plot_pareto_fronts
 
 __all__ = [
-    "PAPER_002_FIG2",
-    "DadiFig2Config",
-    "DadiFig2SecondConfig",
+    "leakage_note",
     "merge_dadi_fig2",
     "one_third_check",
     "per_fold_table",
-    "resolve_second_dataset",
     "reward_comparison_note",
     "run_dadi_fig2",
     "summarise_dadi_fig2",
 ]
-
-#: What paper 002 (§4, "Results", Fig. 2) states; it prints no numbers, only these claims.
-PAPER_002_FIG2: dict[str, str] = {
-    "monotone": (
-        "Increasing 1 - gamma increases both AUC and disparity, for both rewards and both "
-        "datasets (§4, Figs. 2a, 2b, 2d, 2e)."
-    ),
-    "knee": (
-        "AUC rises steeply from the start while disparity rises steeply only for larger "
-        "1 - gamma, so good AUC is reached at little disparity (§4, Figs. 2c, 2f)."
-    ),
-    "gnl1": (
-        "The group-normalised L1 reward generally gives the better trade-off, especially at "
-        "small disparity (§4)."
-    ),
-    "black_square": (
-        "The black square is the pretrained classifier with the full feature set; medians "
-        "over the 8 folds (Fig. 2 caption)."
-    ),
-}
-
-
-@dataclass(frozen=True)
-class DadiFig2Config(ExperimentConfig):
-    """Fig. 2 of paper 002 on one dataset.
-
-    Parameters
-    ----------
-    dataset, sensitive : str
-        Dataset and sensitive attribute (Adult, ``"sex"``: §4).
-    one_minus_gammas : tuple of float
-        Values of ``1 - gamma`` on the horizontal axis of Figs. 2a/2b (the paper does not
-        list them; 0 to 1 in steps of 0.1 covers its axis).
-    rewards : tuple of str
-        Adversarial rewards: ``"gnl1"`` (eq. 6) and ``"ce"`` (eq. 5).
-    n_trials : int
-        How many of the folds are run (folds ``0 .. n_trials - 1``; all 8 in ``full``, 2 in
-        ``quick``). Every fold uses the same partition of the rows (one seed).
-    folds : tuple of int or None
-        Run exactly these folds instead (e.g. ``(2, 3)``), so that one experiment can be
-        run in parts, on several machines or sessions, and the parts merged afterwards
-        (:func:`merge_dadi_fig2`, ``fairacq reproduce dadi-fig2 --merge PART ...``).
-    n_folds : int
-        Cross-validation folds (8, §4).
-    validation_fraction : float
-        Share of the train-val part kept for validation (0.2, §4).
-    max_rows : int or None
-        Subsample the dataset first (``quick`` only).
-    n_pretrain_iter, n_train_iter, batch_size, n_parallel : int
-        DADI's pre-training and joint-training iterations, batch size and parallel
-        episodes (10,000, 10,000, 64, 64: Appendix B).
-    epsilon_decay_iter : int or None
-        Joint iterations over which exploration decays from 1 to 0.1; None is half of
-        ``n_train_iter`` (Appendix B: 5,000 of 10,000), so shortened runs keep the schedule's
-        shape instead of exploring at random throughout.
-    lams : tuple of float
-        Disparity weights of static fair feature selection (``AUC - lam * disparity``).
-    learner : str
-        The learner retrained on each static subset (``fairacq.models.make_learner``).
-    static_with_agent : bool
-        Also score static subsets with DADI's pretrained classifier on masked inputs.
-    set_elements : {"columns", "hot"}
-        What DADI's set encoders read (:class:`~fairacq.features.DADI`): every observed
-        column (Appendix A; the default on Adult) or one element per observed one-hot group
-        (lossless and faster; the default on the second dataset, whose 776 ACS Income
-        columns would make one agent about 66 CPU minutes instead of 12).
-    dataset_kwargs : tuple of (str, object)
-        Extra loader arguments (e.g. ACS states).
-    """
-
-    QUICK: ClassVar[dict[str, Any]] = {
-        "n_trials": 2,
-        "max_rows": 800,
-        "one_minus_gammas": (0.1, 0.9),
-        "n_pretrain_iter": 20,
-        "n_train_iter": 12,
-        "batch_size": 32,
-        "n_parallel": 8,
-        "lams": (0.0, 1.0, 4.0, 64.0),
-    }
-    FULL: ClassVar[dict[str, Any]] = {"n_trials": 8}
-
-    dataset: str = "adult"
-    sensitive: str = "sex"
-    experiment: str = "dadi-fig2"
-    title: str = "DADI on Adult (gender): disparity and AUC against 1 - gamma (Fig. 2a-c)"
-    one_minus_gammas: tuple[float, ...] = tuple(round(0.1 * i, 2) for i in range(11))
-    rewards: tuple[str, ...] = ("gnl1", "ce")
-    n_folds: int = 8
-    validation_fraction: float = 0.2
-    max_rows: int | None = None
-    n_pretrain_iter: int = 10_000
-    n_train_iter: int = 10_000
-    batch_size: int = 64
-    n_parallel: int = 64
-    epsilon_decay_iter: int | None = None
-    lams: tuple[float, ...] = (0.0, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 64.0)
-    learner: str = "lr"
-    static_with_agent: bool = True
-    set_elements: str = "columns"
-    dataset_kwargs: tuple[tuple[str, Any], ...] = ()
-    folds: tuple[int, ...] | None = None
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if self.n_trials > self.n_folds:
-            raise InvalidParameterError(
-                f"{type(self).__name__}: n_trials (folds run) must be <= n_folds "
-                f"({self.n_folds}), got {self.n_trials}. Lower n_trials or raise n_folds."
-            )
-        if self.folds is not None:
-            bad_folds = [f for f in self.folds if not 0 <= f < self.n_folds]
-            if not self.folds or bad_folds or len(set(self.folds)) != len(self.folds):
-                raise InvalidParameterError(
-                    f"{type(self).__name__}: folds must be distinct fold numbers in 0 .. "
-                    f"{self.n_folds - 1}, got {list(self.folds)}."
-                )
-        if self.set_elements not in SET_ELEMENTS:
-            raise InvalidParameterError(
-                f"{type(self).__name__}: set_elements must be 'columns' or 'hot', got "
-                f"{self.set_elements!r}."
-            )
-        bad = [g for g in self.one_minus_gammas if not 0.0 <= g <= 1.0]
-        if bad:
-            raise InvalidParameterError(
-                f"{type(self).__name__}: every 1 - gamma must be in [0, 1], got {bad[0]}."
-            )
-
-    def task_settings(self) -> DadiFig2Config:
-        """Return this configuration without the fields that only choose which tasks run.
-
-        The tasks get this copy, so the task cache keys an agent by what trains it: a run of
-        more folds, gammas or rewards than an earlier one into the same ``--out`` reuses the
-        agents that one finished.
-        """
-        return dataclasses.replace(
-            self, n_trials=1, folds=None, one_minus_gammas=(), rewards=(), preset="custom"
-        )
-
-    @property
-    def fold_indices(self) -> tuple[int, ...]:
-        """The folds this configuration runs (``folds``, else ``0 .. n_trials - 1``)."""
-        return tuple(sorted(self.folds)) if self.folds is not None else tuple(range(self.n_trials))
-
-
-@dataclass(frozen=True)
-class DadiFig2SecondConfig(DadiFig2Config):
-    """Fig. 2d-f on the second dataset: ACS Income (sex) offline, else Bank Marketing (age)."""
-
-    QUICK: ClassVar[dict[str, Any]] = {
-        **DadiFig2Config.QUICK,
-        "dataset_kwargs": (("states", ("WY",)),),
-    }
-
-    dataset: str = "auto"
-    sensitive: str = "auto"
-    set_elements: str = "hot"
-    experiment: str = "dadi-fig2-second"
-    title: str = "DADI on the second dataset: disparity and AUC against 1 - gamma (Fig. 2d-f)"
 
 
 def _quartiles(values: pd.Series) -> tuple[float, float, float]:
@@ -307,6 +145,7 @@ def summarise_dadi_fig2(
     result.meta["front_points"] = _front_table(points).to_dict(orient="records")
     _baseline_rows(result, baselines, dataset)
     result.notes.extend(_notes(config, agents, points, reference, baselines))
+    result.verdicts.extend(_verdicts(config, agents, reference, baselines))
     result.figures[config.experiment] = _figure(config, agents, points, reference, baselines)
     result.tables["AUC / disparity of every agent on each fold (folds numbered from 0)"] = (
         per_fold_table(agents, baselines, reference[0])
@@ -439,18 +278,7 @@ def _notes(
             f"{med.index[0]:g} to {med.index[-1]:g}"
         )
     notes.append("Paper: " + PAPER_002_FIG2["monotone"] + " Here: " + "; ".join(trend) + ".")
-    # Done-when 2: a gamma with disparity <= 1/3 of the full classifier's and AUC within 0.05.
-    med = agents.groupby(["reward", "one_minus_gamma"])[["auc", "disparity"]].median()
-    refs = {f"black square ({ref_name})": (ref_auc, ref_disp)}
-    lr_full = baselines[baselines["method"] == f"{config.learner}-full"]
-    if len(lr_full) and ref_name != f"{config.learner}-full":
-        refs[f"{config.learner}-full"] = (
-            float(lr_full["auc"].median()),
-            float(lr_full["disparity"].median()),
-        )
-    for label, (r_auc, r_disp) in refs.items():
-        notes.append(one_third_check(med, label, r_auc, r_disp)[1])
-    # Done-when 1: DADI front against the static fronts.
+    # DADI's front against the static fronts (the paper's case for dynamic acquisition).
     for key, part in points.items():
         if not key.startswith("static"):
             continue
@@ -499,6 +327,25 @@ def _notes(
     if "adversary_auc_fresh" in agents:
         notes.append(leakage_note(agents))
     return notes
+
+
+def _verdicts(
+    config: DadiFig2Config,
+    agents: pd.DataFrame,
+    reference: tuple[str, float, float],
+    baselines: pd.DataFrame,
+) -> list[Verdict]:
+    """Return the acceptance checks against the black square and the full-feature learner."""
+    ref_name, ref_auc, ref_disp = reference
+    med = agents.groupby(["reward", "one_minus_gamma"])[["auc", "disparity"]].median()
+    refs = {f"black square ({ref_name})": (ref_auc, ref_disp)}
+    lr_full = baselines[baselines["method"] == f"{config.learner}-full"]
+    if len(lr_full) and ref_name != f"{config.learner}-full":
+        refs[f"{config.learner}-full"] = (
+            float(lr_full["auc"].median()),
+            float(lr_full["disparity"].median()),
+        )
+    return [one_third_check(med, label, r_auc, r_disp) for label, (r_auc, r_disp) in refs.items()]
 
 
 def leakage_note(agents: pd.DataFrame) -> str:
@@ -572,47 +419,47 @@ def reward_comparison_note(agents: pd.DataFrame) -> str:
     )
 
 
-def one_third_check(
-    medians: pd.DataFrame, label: str, ref_auc: float, ref_disp: float
-) -> tuple[bool, str]:
-    """Issue 6's check: some gamma with disparity <= 1/3 of a reference's, AUC within 0.05.
+def one_third_check(medians: pd.DataFrame, label: str, ref_auc: float, ref_disp: float) -> Verdict:
+    """Check for AUC within 0.05 of a reference at a third of its disparity (acceptance check).
 
     Parameters
     ----------
     medians : pandas.DataFrame
         Median ``auc`` and ``disparity`` indexed by (reward, 1 - gamma).
     label : str
-        Name of the reference classifier, for the sentence.
+        Name of the reference classifier.
     ref_auc, ref_disp : float
         The reference's median AUC and disparity.
 
     Returns
     -------
-    (bool, str)
-        Whether the check holds (never when the reference's disparity is 0: there is
-        nothing to cut), and a sentence for the summary.
+    Verdict
+        ``ours`` is the lowest median disparity of any (reward, 1 - gamma) whose AUC is
+        within 0.05 of the reference's (None when none is), ``target`` a third of the
+        reference's disparity. Never met when the reference's disparity is 0: there is
+        nothing to cut.
     """
-    ok = medians[(medians["disparity"] <= ref_disp / 3) & (medians["auc"] >= ref_auc - 0.05)]
-    head = (
-        f"Check (issue 6) against {label} (AUC {ref_auc:.3f}, disparity {ref_disp:.3f}): "
-        f"some gamma with disparity <= {ref_disp / 3:.3f} and AUC >= {ref_auc - 0.05:.3f}"
-    )
-    if ref_disp <= 0:
-        return False, head + ": NOT TESTABLE, the reference has no disparity to cut."
-    if len(ok):
-        row = ok.reset_index().iloc[0]
-        return True, (
-            f"{head}: REACHED, e.g. {row['reward']} at 1 - gamma = "
-            f"{float(row['one_minus_gamma']):g} (AUC {row['auc']:.3f}, disparity "
-            f"{row['disparity']:.3f})."
-        )
     near = medians[medians["auc"] >= ref_auc - 0.05]
-    closest = (
-        f"the lowest disparity within 0.05 AUC is {near['disparity'].min():.3f}"
-        if len(near)
-        else "no gamma comes within 0.05 AUC"
+    name = (
+        f"lowest disparity within 0.05 AUC of {label} (AUC {ref_auc:.3f}, disparity "
+        f"{ref_disp:.3f})"
     )
-    return False, f"{head}: NOT REACHED ({closest})."
+    ours = float(near["disparity"].min()) if len(near) else None
+    verdict = Verdict.check(name, ours, "<=", ref_disp / 3)
+    if ref_disp <= 0:
+        detail = "Not testable: the reference has no disparity to cut."
+        return dataclasses.replace(verdict, met=False, detail=detail)
+    if verdict.met:
+        row = near[near["disparity"] <= ref_disp / 3].reset_index().iloc[0]
+        detail = (
+            f"E.g. {row['reward']} at 1 - gamma = {float(row['one_minus_gamma']):g} (AUC "
+            f"{row['auc']:.3f}, disparity {row['disparity']:.3f})."
+        )
+    elif ours is None:
+        detail = "No gamma comes within 0.05 AUC."
+    else:
+        detail = ""
+    return dataclasses.replace(verdict, detail=detail)
 
 
 def _figure(
@@ -663,7 +510,7 @@ def _figure(
         reference_label="full features (black square)",
         extra=extra,
         target=(ref_auc - 0.05, ref_disp / 3),
-        target_label="issue 6: AUC within 0.05, a third of the disparity",
+        target_label="acceptance check: AUC within 0.05, a third of the disparity",
         title="AUC-disparity trade-off (medians over folds)",
     )
     return fig

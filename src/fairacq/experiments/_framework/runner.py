@@ -11,10 +11,10 @@ from typing import Any
 
 from fairacq._version import __version__
 from fairacq.exceptions import InvalidParameterError
-from fairacq.experiments._executor import Executor, SerialExecutor
-from fairacq.experiments._registry import get_experiment
-from fairacq.experiments._result import ExperimentResult
-from fairacq.experiments._task_cache import CachingExecutor
+from fairacq.experiments._framework.executor import Executor, SerialExecutor
+from fairacq.experiments._framework.registry import get_experiment
+from fairacq.experiments._framework.result import ExperimentResult
+from fairacq.experiments._framework.task_cache import CachingExecutor
 
 __all__ = ["merge_experiment", "run_experiment"]
 

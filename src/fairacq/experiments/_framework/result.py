@@ -13,6 +13,7 @@ import pandas as pd
 
 from fairacq._io import write_json
 from fairacq._trace import Trace
+from fairacq.experiments._framework.verdict import Verdict
 from fairacq.reporting import format_markdown_table, save_figure, write_summary
 
 __all__ = ["ExperimentResult", "rows_from_mapping"]
@@ -35,6 +36,8 @@ class ExperimentResult:
         File stem -> figure.
     notes : list of str
         Sentences for the summary, e.g. where a paper number is not reached and why.
+    verdicts : list of Verdict
+        The run's acceptance checks, kept field by field in ``summary.json``.
     tables : dict of str to pandas.DataFrame
         Heading -> a compact table shown after the notes (a paper's table beside ours).
     title : str
@@ -49,6 +52,7 @@ class ExperimentResult:
     traces: dict[str, list[Trace]] = field(default_factory=dict)
     figures: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     title: str = ""
     config: dict[str, Any] = field(default_factory=dict)
@@ -87,6 +91,7 @@ class ExperimentResult:
             command=command,
             meta=self.meta,
             tables={k: format_markdown_table(v) for k, v in self.tables.items()},
+            verdicts=self.verdicts,
         )
         return out
 

@@ -21,7 +21,7 @@ from fairacq.data import FairDataset, load_dataset, split_datasift
 from fairacq.models import evaluate, make_learner
 
 if TYPE_CHECKING:
-    from fairacq.experiments.datasift import DataSiftConfig
+    from fairacq.experiments.datasift._config import DataSiftConfig
 
 __all__ = ["ACS_OFFLINE_STATES", "Task", "load_for_datasift", "run_task", "split_for_experiment"]
 

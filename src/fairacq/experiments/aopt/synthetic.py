@@ -21,10 +21,10 @@ from sklearn.linear_model import LogisticRegression
 from fairacq._random import child_seeds, spawn_seeds
 from fairacq._trace import Trace
 from fairacq.data.synthetic import SyntheticModel1, SyntheticModel2
-from fairacq.experiments._config import ExperimentConfig
-from fairacq.experiments._executor import Executor
-from fairacq.experiments._registry import ExperimentSpec, register
-from fairacq.experiments._result import ExperimentResult
+from fairacq.experiments._framework.config import ExperimentConfig
+from fairacq.experiments._framework.executor import Executor
+from fairacq.experiments._framework.registry import ExperimentSpec, register
+from fairacq.experiments._framework.result import ExperimentResult
 from fairacq.reporting import new_figure, plot_traces
 from fairacq.sampling import GeneratorOracle, make_sampler
 

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 from fairacq._validation import did_you_mean
 
 if TYPE_CHECKING:
-    from fairacq.experiments._config import ExperimentConfig
-    from fairacq.experiments._executor import Executor
-    from fairacq.experiments._result import ExperimentResult
+    from fairacq.experiments._framework.config import ExperimentConfig
+    from fairacq.experiments._framework.executor import Executor
+    from fairacq.experiments._framework.result import ExperimentResult
 
 __all__ = ["ExperimentSpec", "get_experiment", "list_experiments", "register"]
 
