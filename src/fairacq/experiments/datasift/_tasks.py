@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from fairacq._random import KEY_TRIAL, child
 from fairacq._trace import Trace
 from fairacq.acquisition import PartitionDroppedWarning, make_acquirer
 from fairacq.data import FairDataset, load_dataset, split_datasift
@@ -112,7 +113,5 @@ def run_task(
 
 
 def _fixed_children(seed: np.random.SeedSequence, n: int) -> list[np.random.SeedSequence]:
-    return [
-        np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 50_000 + i))
-        for i in range(n)
-    ]
+    """Return the trial's fixed streams (subsample, split, acquirer), apart from its steps'."""
+    return [child(seed, KEY_TRIAL + i) for i in range(n)]
