@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from fairacq.exceptions import InvalidDataError, InvalidParameterError, MissingDependencyError
@@ -101,8 +101,11 @@ def test_rules_as_one_text_with_comments_and_objects_with_to_psl() -> None:
     w_pull=st.floats(0.1, 10.0),
     w_prior=st.floats(0.1, 10.0),
 )
+@example(obs=5.3e-05, w_pull=1.0, w_prior=1.0)  # PSL stops at 0.0, 2.7e-05 from the optimum
 def test_one_variable_map_is_weighted_mean(obs: float, w_pull: float, w_prior: float) -> None:
     # w_pull max(o - y, 0)^2 + w_prior y^2 is minimised at y = w_pull o / (w_pull + w_prior).
+    # PSL's ADMM stops once its residuals are below sqrt(p) 1e-5 (+ 1e-3 relative terms) in
+    # float32, so its answer may sit a few 1e-5 from the optimum: tolerance 5e-5.
     rules = [f"{w_pull!r}: Obs(A) -> Target(A) ^2", f"{w_prior!r}: !Target(A) ^2"]
     result = run_psl(
         rules,
@@ -110,7 +113,7 @@ def test_one_variable_map_is_weighted_mean(obs: float, w_pull: float, w_prior: f
         {"Target": pd.DataFrame({"a": ["x"]})},
     )
     expected = w_pull * obs / (w_pull + w_prior)
-    assert float(result.values["value"].iloc[0]) == pytest.approx(expected, abs=1e-5)
+    assert float(result.values["value"].iloc[0]) == pytest.approx(expected, abs=5e-5)
     optimum = w_pull * (obs - expected) ** 2 + w_prior * expected**2
     assert result.objective == pytest.approx(optimum, rel=1e-4, abs=1e-6)
 
