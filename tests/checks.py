@@ -17,6 +17,7 @@ import pkgutil
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ Check = Callable[..., None]
 
 
 # -- discovery ----------------------------------------------------------------------------
+@cache
 def public_strategies() -> dict[type[Strategy], str]:
     """Return every ``Strategy`` subclass a public fairacq module exports, with its path."""
     names = ["fairacq"] + [

@@ -104,7 +104,8 @@ def _acquirer_decisions(strategy: Any, output: Any) -> dict[str, Any]:
 
 def _acquirer(cls: type[Acquirer], *, random: bool = True, **kw: Any) -> Spec:
     def make() -> Strategy:
-        return cls(budget=70, batch_size=10, tau=0.0, random_state=0, **kw)
+        # DataSift's rejected batches cost no budget: max_evaluations bounds its runs.
+        return cls(budget=70, batch_size=10, tau=0.0, max_evaluations=8, random_state=0, **kw)
 
     return Spec(
         cls=cls,
