@@ -406,7 +406,7 @@ def _cases() -> list[Any]:
     cases = []
     for cls, spec in SPECS.items():
         for check_id, check, kwargs in yield_checks(spec):
-            reason = spec.xfail.get(check_id) or spec.xfail.get(check_id.split("-")[0])
+            reason = spec.xfail_reason(check_id)
             marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
             cases.append(
                 pytest.param(spec, check, kwargs, id=f"{cls.__name__}-{check_id}", marks=marks)
