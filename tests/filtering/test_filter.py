@@ -11,7 +11,7 @@ import pytest
 
 from fairacq.exceptions import InvalidDataError, InvalidParameterError, NotFittedError
 from fairacq.filtering import BalancedFilter, NaiveTreeProxy, QPTreeProxy
-from tests.checks import check_strategy
+from tests.checks import Spec, check_strategy
 from tests.filtering.test_proxies import make_sample
 
 
@@ -119,13 +119,17 @@ def test_bad_input(fitted: tuple[QPTreeProxy, pd.DataFrame, np.ndarray]) -> None
 def test_strategy_contract(
     fitted: tuple[QPTreeProxy, pd.DataFrame, np.ndarray], tmp_path: Path
 ) -> None:
+    """The common checks (tests/checks.py) on the batch filter (the battery runs the stream)."""
     proxy, X, s = fitted
     # A FittedProxy (plain arrays) survives clone; a fitted strategy would be refitted-empty.
-    check_strategy(
-        BalancedFilter(proxy=proxy.fitted_, random_state=0),
-        lambda f: f.filter(X, s=s).trace,
-        tmp_path,
+    spec = Spec(
+        cls=BalancedFilter,
+        make=lambda: BalancedFilter(proxy=proxy.fitted_, random_state=0),
+        run=lambda f, **kw: f.filter(X, s=s, **kw),
+        decisions=lambda f, out: out.mask,
+        stepwise=False,  # one batch is one step
     )
+    check_strategy(spec, tmp_path)
 
 
 def test_stream_closed_early_still_records(

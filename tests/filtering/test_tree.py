@@ -25,7 +25,7 @@ from fairacq.filtering import (
     save_proxy,
 )
 from fairacq.metrics import imbalance
-from tests.checks import check_clone, check_every_param_constrained, check_init_stores_params
+from tests.checks import Spec, check_strategy
 from tests.filtering.test_proxies import make_sample
 
 
@@ -124,11 +124,19 @@ def test_bad_input() -> None:
         proxy.admission_probability(X.drop(columns="x0"))
 
 
-def test_strategy_conventions() -> None:
-    proxy = AlphaBetaProxy(alpha=0.3, max_iter=5)
-    check_init_stores_params(proxy)
-    check_every_param_constrained(proxy)
-    check_clone(proxy)
+def test_strategy_conventions(tmp_path: Path) -> None:
+    """The common checks (tests/checks.py) on a small (alpha, beta)-proxy."""
+    X, s = make_sample(200)
+    spec = Spec(
+        cls=AlphaBetaProxy,
+        make=lambda: AlphaBetaProxy(alpha=0.3, max_iter=5, max_depth=4),
+        run=lambda p, **kw: _fit(p, X, s),
+        decisions=lambda p, out: (p.rho_, p.A_, p.history_),
+        random=False,  # no random_state: the game and its oracles are deterministic
+        trace=False,
+        stepwise=False,
+    )
+    check_strategy(spec, tmp_path)
 
 
 def test_paired_regression_oracle_picks_cheaper_label() -> None:

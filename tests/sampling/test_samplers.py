@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.base import clone
 
 from fairacq import Trace
 from fairacq._base import Strategy
@@ -27,7 +28,7 @@ from fairacq.sampling import (
     UncuratedSampler,
     UniformSampler,
 )
-from tests.checks import check_strategy
+from tests.checks import Spec, check_strategy
 
 MODEL1 = SyntheticModel1("I")
 
@@ -52,11 +53,20 @@ def all_samplers() -> list[GroupSampler]:
 
 @pytest.mark.parametrize("sampler", all_samplers(), ids=lambda s: type(s).__name__)
 def test_check_strategy(sampler: GroupSampler, tmp_path: Path) -> None:
-    def run(s: Strategy) -> Trace:
-        assert isinstance(s, GroupSampler)
-        return s.run(_oracle(), test=20)
+    """The common checks (tests/checks.py) on each sampler's variants, with a test set."""
 
-    check_strategy(sampler, run, tmp_path)
+    def run(s: Strategy, **resume: Any) -> Trace:
+        assert isinstance(s, GroupSampler)
+        return s.run(_oracle(), test=20, **resume)
+
+    spec = Spec(
+        cls=type(sampler),
+        make=lambda: clone(sampler),
+        run=run,
+        decisions=lambda s, trace: trace.to_frame(),
+        resume_steps=(1, 3),  # the battery tries more steps; the b0=4 variant has 5 rounds
+    )
+    check_strategy(spec, tmp_path)
 
 
 @pytest.mark.parametrize(("budget", "b0"), [(30, 1), (31, 1), (45, 4), (100, 3)])
