@@ -356,10 +356,6 @@ REGRESSOR_SPEC = Spec(
     random=False,
     trace=False,
     stepwise=False,
-    xfail={
-        "check_init_keyword_only": "bug: InfluenceRegressor.__init__ takes alpha positionally "
-        "(def __init__(self, alpha=1.0)); the convention is keyword-only"
-    },
 )
 
 

@@ -82,7 +82,7 @@ class InfluenceRegressor(Strategy):
         "alpha": [Interval(float, 0, None, closed="left")],
     }
 
-    def __init__(self, alpha: float = 1.0) -> None:
+    def __init__(self, *, alpha: float = 1.0) -> None:
         self.alpha = alpha
 
     def fit(
