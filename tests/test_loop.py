@@ -293,7 +293,8 @@ def test_tensors_load_without_running_code(tmp_path: Path) -> None:
 
     save_tensors({"w": torch.arange(3.0), "n": 2}, tmp_path / "t.pt")
     out = load_tensors(tmp_path / "t.pt")
-    assert torch.equal(out["w"], torch.arange(3.0)) and out["n"] == 2
+    assert torch.equal(out["w"], torch.arange(3.0))
+    assert out["n"] == 2
     torch.save({"f": _Walk}, tmp_path / "code.pt")  # a pickled class: refused
     with pytest.raises(CorruptFileError, match="cannot be read"):
         load_tensors(tmp_path / "code.pt")
