@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = [
     "TRACE_NAME",
     "StateWriter",
+    "check_checkpoint_folder",
     "is_checkpoint_folder",
     "load_tensors",
     "resolve_checkpoint",
@@ -104,16 +105,7 @@ def write_checkpoint(
     partial, previous = _partial(final), _previous(final)
     if not final.exists() and is_checkpoint_folder(previous):
         os.replace(previous, final)  # an earlier swap was cut short between its renames
-    if final.exists() and not final.is_dir():
-        raise InvalidParameterError(
-            f"Checkpoint: {final} is a file, but this strategy writes a checkpoint folder "
-            "(its trace plus its own files). Give a folder path."
-        )
-    if final.is_dir() and any(final.iterdir()) and not is_checkpoint_folder(final):
-        raise InvalidParameterError(
-            f"Checkpoint: {final} already holds files that are not a checkpoint; writing one "
-            "would replace them. Give the checkpoint a folder of its own."
-        )
+    check_checkpoint_folder(final)
     final.parent.mkdir(parents=True, exist_ok=True)
     if partial.exists():
         shutil.rmtree(partial)
@@ -130,6 +122,28 @@ def write_checkpoint(
     _fsync_dir(final.parent)
     shutil.rmtree(previous, ignore_errors=True)
     return final
+
+
+def check_checkpoint_folder(path: str | os.PathLike[str]) -> None:
+    """Check that a checkpoint folder may be written at ``path`` (before a long run).
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``path`` is a file, or a folder holding files that are not a checkpoint (a swap
+        would remove them).
+    """
+    final = Path(path)
+    if final.exists() and not final.is_dir():
+        raise InvalidParameterError(
+            f"Checkpoint: {final} is a file, but this strategy writes a checkpoint folder "
+            "(its trace plus its own files). Give a folder path."
+        )
+    if final.is_dir() and any(final.iterdir()) and not is_checkpoint_folder(final):
+        raise InvalidParameterError(
+            f"Checkpoint: {final} already holds files that are not a checkpoint; writing one "
+            "would replace them. Give the checkpoint a folder of its own."
+        )
 
 
 def _fsync_tree(folder: Path) -> None:

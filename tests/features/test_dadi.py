@@ -417,3 +417,10 @@ def test_checkpoint_dir_is_the_same_mechanism(tmp_path, uninterrupted):
     resumed = DADI(**params).fit(ds, continue_from=ckpt)
     assert resumed.trace_ == full.trace_
     assert _all_tensors_equal(resumed, full)
+
+
+def test_checkpoint_dir_with_other_files_is_refused_before_training(tmp_path):
+    (tmp_path / "results.csv").write_text("keep me")
+    with pytest.raises(InvalidParameterError, match="folder of its own"):
+        DADI(**dict(QUICK, checkpoint_dir=tmp_path)).fit(load_toy(n=100))
+    assert (tmp_path / "results.csv").read_text() == "keep me"

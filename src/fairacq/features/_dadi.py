@@ -26,7 +26,11 @@ from numpy.typing import ArrayLike, NDArray
 
 from fairacq._base import Strategy
 from fairacq._callbacks import Callback, CheckpointCallback
-from fairacq._checkpoint import is_checkpoint_folder, resolve_checkpoint
+from fairacq._checkpoint import (
+    check_checkpoint_folder,
+    is_checkpoint_folder,
+    resolve_checkpoint,
+)
 from fairacq._io import read_json, write_json
 from fairacq._loop import RunLoop, run_loop
 from fairacq._random import child_seeds
@@ -329,6 +333,7 @@ class DADI(Strategy):
             check_no_nan(where, str(col), X_all[col].to_numpy(dtype=float))
         steps = list(callbacks)
         if self.checkpoint_dir is not None:
+            check_checkpoint_folder(resolve_checkpoint(self.checkpoint_dir))
             steps.append(
                 _JointCheckpoint(self.checkpoint_dir, self.checkpoint_every, self.n_train_iter)
             )
