@@ -280,7 +280,7 @@ def test_iter_loop_yields_rows_and_reports_a_closed_run() -> None:
     seen: list[LoopResult] = []
     rows = iter_loop(_Walk(5), method="walk", config={}, random_state=0, on_stop=seen.append)
     assert [r["cost"] for r in itertools.islice(rows, 2)] == [1.0, 2.0]
-    rows.close()  # type: ignore[attr-defined]
+    rows.close()
     assert seen[0].stop_reason == "closed"
     assert len(seen[0].trace) == 3  # step 0 and two steps
 

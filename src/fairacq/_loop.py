@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -210,10 +210,11 @@ def iter_loop(
     callbacks: Sequence[Callback] = (),
     on_stop: Callable[[LoopResult], None] | None = None,
     **meta: Any,
-) -> Iterator[Mapping[str, Any]]:
-    """:func:`run_loop` one step at a time: yield each new step's row after its callbacks.
+) -> Generator[Mapping[str, Any], None, None]:
+    """:func:`run_loop` one step at a time: yield each new step's row, then run its callbacks.
 
-    For strategies that hand results out as they go (a filtered stream). ``on_stop`` receives
+    For strategies that hand results out as they go (a filtered stream): the callbacks of a
+    step (its checkpoint) run when the consumer asks for the next one. ``on_stop`` receives
     the :class:`LoopResult` when the run ends, also when the consumer closes the iterator
     early (``stop_reason="closed"``); not when a step or a callback raises (the run is
     interrupted: resume it from its checkpoint).
@@ -295,7 +296,9 @@ def _drive(
 ) -> Generator[Row, None, str]:
     """Take steps until the loop stops, a callback asks to, or nothing is left.
 
-    Each step's row is yielded after its callbacks (so after its checkpoint).
+    Each step's row is yielded before its callbacks run: a consumer that asks for the next
+    row is done with this one, so a checkpoint never counts a step whose result the consumer
+    has not handled (a kill in between repeats that step on resume, with the same result).
     """
     while True:
         reason = loop.stop_reason()
@@ -306,7 +309,6 @@ def _drive(
             return "exhausted"
         recorder.record(**row)
         recorder.set_resume_state({**seed_state(root), **loop.resume_state()})
-        keep_going = run_callbacks(callbacks, recorder)
         yield row
-        if not keep_going:
+        if not run_callbacks(callbacks, recorder):
             return "callback"
