@@ -29,7 +29,15 @@ from fairacq._random import root_seed, seed_state
 from fairacq._trace import Trace, TraceRecorder
 from fairacq.exceptions import InvalidDataError
 
-__all__ = ["Checkpoint", "LoopResult", "RunLoop", "iter_loop", "load_checkpoint", "run_loop"]
+__all__ = [
+    "Checkpoint",
+    "LoopResult",
+    "RunLoop",
+    "iter_loop",
+    "load_checkpoint",
+    "open_checkpoint",
+    "run_loop",
+]
 
 Row = Mapping[str, Any]
 
