@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -130,3 +132,171 @@ def test_strategies_accept_a_random_state() -> None:
     b = RandomAcquirer(budget=40, batch_size=20, random_state=np.random.RandomState(1))
     assert a.run(train, pool, validation=val) == b.run(train, pool, validation=val)
     assert isinstance(a.trace_, Trace)
+
+
+class _Weights(_Walk):
+    """A walk whose state is more than its trace: a weight vector updated at every step."""
+
+    checkpoint_after_start = True
+
+    def start(self, root: np.random.SeedSequence) -> list[Mapping[str, Any]]:
+        super().start(root)
+        self.weights = np.zeros(3)
+        self.started_fresh = not self.resuming
+        if self.resuming:
+            return []
+        self.weights += 1.0  # an expensive "pre-training" the checkpoint keeps
+        return [{"cost": 0.0, "position": 0.0, "phase": "pre"}] * 2
+
+    def step(self, index: int) -> Mapping[str, Any]:
+        row = dict(super().step(index))
+        self.weights = self.weights * 0.5 + np.random.default_rng(
+            child(self.root, index, 1)
+        ).normal(size=3)
+        return {**row, "phase": "main"}
+
+    def write_state(self, folder: Path) -> None:
+        np.save(folder / "weights.npy", self.weights)
+
+    def read_state(self, folder: Path) -> None:
+        self.weights = np.load(folder / "weights.npy")
+
+
+class _Stop(Exception):
+    pass
+
+
+def _interrupt_after(k: int) -> Any:
+    def callback(rec: Any) -> None:
+        if rec.n_steps > k:
+            raise _Stop
+
+    return callback
+
+
+@pytest.mark.parametrize("k", [2, 3, 6])
+def test_state_files_checkpoint_folder_resumes_bit_for_bit(k: int, tmp_path: Path) -> None:
+    full_loop = _Weights(6)
+    full = run_loop(full_loop, method="w", config={}, random_state=5)
+    assert full.trace.to_frame()["phase"].tolist()[:3] == ["pre", "pre", "main"]
+    ck = tmp_path / "ck"
+    with pytest.raises(_Stop):
+        run_loop(
+            _Weights(6),
+            method="w",
+            config={},
+            random_state=5,
+            callbacks=[CheckpointCallback(ck, every=1), _interrupt_after(k)],
+        )
+    assert sorted(p.name for p in ck.iterdir()) == ["trace.json", "trace.parquet", "weights.npy"]
+    assert not list(tmp_path.glob(".ck.*"))  # no partial or previous folder left behind
+    assert len(Trace.load(ck)) == k + 1
+    for source in (ck, Trace.load(ck)):
+        loop = _Weights(6)
+        resumed = run_loop(loop, method="w", config={}, random_state=5, continue_from=source)
+        assert not loop.started_fresh
+        assert resumed.trace == full.trace
+        assert np.array_equal(loop.weights, full_loop.weights)
+
+
+def test_a_checkpoint_is_written_after_start_when_the_loop_asks(tmp_path: Path) -> None:
+    ck = tmp_path / "ck"
+    with pytest.raises(_Stop):
+        run_loop(
+            _Weights(6),
+            method="w",
+            config={},
+            random_state=5,
+            callbacks=[CheckpointCallback(ck, every=50), _interrupt_after(1)],
+        )
+    assert Trace.load(ck).to_frame()["phase"].tolist() == ["pre", "pre"]
+    assert np.array_equal(np.load(ck / "weights.npy"), np.ones(3))
+
+
+def test_state_files_need_the_folder_not_a_bare_trace(tmp_path: Path) -> None:
+    trace = run_loop(_Weights(2), method="w", config={}, random_state=0).trace
+    with pytest.raises(InvalidDataError, match="checkpoint folder"):
+        run_loop(_Weights(2), method="w", config={}, random_state=0, continue_from=trace)
+
+
+def test_a_write_cut_short_leaves_the_previous_checkpoint_whole(tmp_path: Path) -> None:
+    from fairacq._checkpoint import resolve_checkpoint, write_checkpoint
+
+    trace = run_loop(_Walk(2), method="walk", config={}, random_state=0).trace
+    ck = tmp_path / "ck"
+    write_checkpoint(ck, trace, lambda f: (f / "state.txt").write_text("old"))
+
+    def broken(folder: Path) -> None:
+        (folder / "state.txt").write_text("half")
+        raise KeyboardInterrupt  # killed while writing its files
+
+    with pytest.raises(KeyboardInterrupt):
+        write_checkpoint(ck, trace, broken)
+    assert (ck / "state.txt").read_text() == "old"
+    assert Trace.load(ck) == trace
+    # killed between moving the old folder aside and moving the new one in
+    ck.rename(tmp_path / ".ck.previous")
+    assert resolve_checkpoint(ck) == tmp_path / ".ck.previous"
+    assert load_checkpoint(ck) == trace
+    write_checkpoint(ck, trace, lambda f: (f / "state.txt").write_text("new"))
+    assert (ck / "state.txt").read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ck"]
+
+
+def test_a_folder_of_other_files_is_never_replaced(tmp_path: Path) -> None:
+    from fairacq._checkpoint import write_checkpoint
+
+    trace = run_loop(_Walk(2), method="walk", config={}, random_state=0).trace
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "keep.csv").write_text("x")
+    with pytest.raises(InvalidParameterError, match="folder of its own"):
+        write_checkpoint(tmp_path / "results", trace, lambda f: None)
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(InvalidParameterError, match="is a file"):
+        write_checkpoint(tmp_path / "file", trace, lambda f: None)
+    assert (tmp_path / "results" / "keep.csv").read_text() == "x"
+
+
+def test_trace_only_checkpoint_into_an_existing_folder(tmp_path: Path) -> None:
+    (tmp_path / "ck").mkdir()
+    with pytest.raises(_Stop):
+        run_loop(
+            _Walk(6),
+            method="walk",
+            config={},
+            random_state=0,
+            callbacks=[CheckpointCallback(tmp_path / "ck", every=1), _interrupt_after(2)],
+        )
+    assert sorted(p.name for p in (tmp_path / "ck").iterdir()) == ["trace.json", "trace.parquet"]
+    resumed = run_loop(
+        _Walk(6), method="walk", config={}, random_state=0, continue_from=tmp_path / "ck"
+    )
+    assert resumed.trace == run_loop(_Walk(6), method="walk", config={}, random_state=0).trace
+
+
+def test_iter_loop_yields_rows_and_reports_a_closed_run() -> None:
+    from fairacq._loop import LoopResult, iter_loop
+
+    seen: list[LoopResult] = []
+    rows = iter_loop(_Walk(5), method="walk", config={}, random_state=0, on_stop=seen.append)
+    assert [r["cost"] for r in itertools.islice(rows, 2)] == [1.0, 2.0]
+    rows.close()
+    assert seen[0].stop_reason == "closed"
+    assert len(seen[0].trace) == 3  # step 0 and two steps
+
+
+def test_tensors_load_without_running_code(tmp_path: Path) -> None:
+    import torch
+
+    from fairacq._checkpoint import load_tensors, save_tensors
+    from fairacq.exceptions import CorruptFileError
+
+    save_tensors({"w": torch.arange(3.0), "n": 2}, tmp_path / "t.pt")
+    out = load_tensors(tmp_path / "t.pt")
+    assert torch.equal(out["w"], torch.arange(3.0))
+    assert out["n"] == 2
+    torch.save({"f": _Walk}, tmp_path / "code.pt")  # a pickled class: refused
+    with pytest.raises(CorruptFileError, match="cannot be read"):
+        load_tensors(tmp_path / "code.pt")
+    with pytest.raises(CorruptFileError, match="missing"):
+        load_tensors(tmp_path / "none.pt")

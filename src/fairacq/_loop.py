@@ -4,21 +4,23 @@ A family describes one run as a :class:`RunLoop` (how to start, replay a recorde
 one step, and what to remember); :func:`run_loop` does the rest the same way for all of them::
 
     root seed -> recorder -> start -> replay ``continue_from`` -> restore its state
-      -> loop: stop? -> step -> record -> resume state -> callbacks -> finish
+      -> read its files -> loop: stop? -> step -> record -> resume state -> callbacks -> finish
 
 A resumed run takes the checkpoint's root seed and replays its steps, so it equals the
 uninterrupted run with the same seed, bit for bit, whenever ``replay`` rebuilds what ``step``
-built.
+built. A loop whose state is more than its trace (network weights, optimiser state) also
+overrides :meth:`RunLoop.write_state` / :meth:`RunLoop.read_state`: checkpoints are then
+folders holding the trace and those files (:mod:`fairacq._checkpoint`).
 """
 
 from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -27,7 +29,17 @@ from fairacq._random import root_seed, seed_state
 from fairacq._trace import Trace, TraceRecorder
 from fairacq.exceptions import InvalidDataError
 
-__all__ = ["LoopResult", "RunLoop", "load_checkpoint", "run_loop"]
+__all__ = [
+    "Checkpoint",
+    "LoopResult",
+    "RunLoop",
+    "iter_loop",
+    "load_checkpoint",
+    "open_checkpoint",
+    "run_loop",
+]
+
+Row = Mapping[str, Any]
 
 
 class RunLoop(ABC):
@@ -35,12 +47,25 @@ class RunLoop(ABC):
 
     ``start`` builds the initial state from the root seed; ``step`` takes one step and returns
     its trace row; ``replay`` re-applies a row of a checkpoint without deciding anything;
-    ``resume_state``/``restore`` carry what the rows do not (a bandit's statistics, ...).
+    ``resume_state``/``restore`` carry what the rows do not (a bandit's statistics, ...);
+    ``write_state``/``read_state`` carry what JSON cannot (network weights, ...).
     """
 
+    #: Run the callbacks once after a fresh start (with a checkpoint request), so that the
+    #: work of ``start`` (a pre-training) is kept by a checkpoint before the first step.
+    checkpoint_after_start: ClassVar[bool] = False
+
+    #: Set by :func:`run_loop` before ``start``: whether the run resumes a checkpoint, so that
+    #: ``start`` can skip work whose result the checkpoint holds.
+    resuming: bool = False
+
     @abstractmethod
-    def start(self, root: np.random.SeedSequence) -> Mapping[str, Any] | None:
-        """Build the initial state; return the row of step 0 (None: no such row)."""
+    def start(self, root: np.random.SeedSequence) -> Row | Sequence[Row] | None:
+        """Build the initial state; return the row of step 0, several rows, or None.
+
+        Several rows record a phase done before the steps (a pre-training's evaluations);
+        a resumed run gets them back through :meth:`replay`.
+        """
 
     def replay(self, row: Mapping[str, Any]) -> None:  # noqa: B027  # optional hook
         """Re-apply one recorded step of a checkpoint (rows arrive in order, step 0 first)."""
@@ -64,6 +89,23 @@ class RunLoop(ABC):
         """JSON-ready state needed to go on after the last step."""
         return {}
 
+    def write_state(self, folder: Path) -> None:
+        """Write the state the trace cannot hold into ``folder`` (override with read_state).
+
+        Tensors go through :func:`fairacq._checkpoint.save_tensors` (read back with
+        ``weights_only=True``, so a stranger's checkpoint runs no code).
+        """
+        raise NotImplementedError
+
+    def read_state(self, folder: Path) -> None:
+        """Load what :meth:`write_state` wrote (after ``replay`` and ``restore``)."""
+        raise NotImplementedError
+
+    @property
+    def has_state_files(self) -> bool:
+        """Whether this loop writes files of its own into its checkpoints."""
+        return type(self).write_state is not RunLoop.write_state
+
     def finish(self) -> dict[str, Any]:
         """Extra metadata for the finished trace."""
         return {}
@@ -77,18 +119,42 @@ class LoopResult:
     stop_reason: str
 
 
+@dataclass(frozen=True)
+class Checkpoint:
+    """A checkpoint to resume: its trace and, for a checkpoint folder, the folder.
+
+    Attributes
+    ----------
+    trace : Trace
+        The steps recorded before the interruption (and the resume state in its metadata).
+    folder : pathlib.Path or None
+        The checkpoint folder holding the strategy's own files; None for a bare trace.
+    """
+
+    trace: Trace
+    folder: Path | None
+
+
+def open_checkpoint(source: Checkpoint | Trace | str | os.PathLike[str]) -> Checkpoint:
+    """Return the checkpoint to resume from a :class:`Trace`, its path, or a folder.
+
+    A folder is what :class:`~fairacq.CheckpointCallback` writes for a strategy with state
+    files (``trace.parquet`` + ``trace.json`` + the strategy's files); a trace loaded from such
+    a folder (``Trace.load(folder)``) still knows it.
+    """
+    if isinstance(source, Checkpoint):
+        return source
+    trace = source if isinstance(source, Trace) else Trace.load(source)
+    return Checkpoint(trace, trace.folder)
+
+
 def load_checkpoint(source: Trace | str | os.PathLike[str]) -> Trace:
-    """Return the trace to resume from: a :class:`Trace`, its path, or a folder holding one.
+    """Return the trace to resume: a :class:`Trace`, its path, or a folder holding one.
 
     A folder is a checkpoint directory with ``trace.parquet`` + ``trace.json`` (what
     :class:`~fairacq.CheckpointCallback` writes when given a folder).
     """
-    if isinstance(source, Trace):
-        return source
-    path = Path(source)
-    if path.is_dir():
-        path = path / "trace"
-    return Trace.load(path)
+    return open_checkpoint(source).trace
 
 
 def run_loop(
@@ -97,7 +163,7 @@ def run_loop(
     method: str,
     config: Mapping[str, Any],
     random_state: Any,
-    continue_from: Trace | str | os.PathLike[str] | None = None,
+    continue_from: Checkpoint | Trace | str | os.PathLike[str] | None = None,
     callbacks: Sequence[Callback] = (),
     **meta: Any,
 ) -> LoopResult:
@@ -114,7 +180,7 @@ def run_loop(
     random_state : int, Generator, SeedSequence, RandomState or None
         The strategy's seed; a checkpoint's recorded root seed takes precedence.
     continue_from : Trace, path or None, default=None
-        A checkpoint of an interrupted run (see :func:`load_checkpoint`).
+        A checkpoint of an interrupted run (see :func:`open_checkpoint`).
     callbacks : sequence of callables
         Called after each step with the recorder; one returning ``False`` stops the run
         (``stop_reason="callback"``); one raising interrupts it.
@@ -124,30 +190,110 @@ def run_loop(
     Raises
     ------
     InvalidDataError
-        If ``continue_from`` was written by another method.
+        If ``continue_from`` was written by another method, or is a bare trace while the
+        strategy needs the files of its checkpoint folder.
     """
-    checkpoint = None if continue_from is None else load_checkpoint(continue_from)
-    saved = {} if checkpoint is None else dict(checkpoint.meta.get("resume_state", {}))
-    if checkpoint is not None and checkpoint.method != method:
+    results: list[LoopResult] = []
+    for _ in iter_loop(
+        loop,
+        method=method,
+        config=config,
+        random_state=random_state,
+        continue_from=continue_from,
+        callbacks=callbacks,
+        on_stop=results.append,
+        **meta,
+    ):
+        pass
+    return results[-1]
+
+
+def iter_loop(
+    loop: RunLoop,
+    *,
+    method: str,
+    config: Mapping[str, Any],
+    random_state: Any,
+    continue_from: Checkpoint | Trace | str | os.PathLike[str] | None = None,
+    callbacks: Sequence[Callback] = (),
+    on_stop: Callable[[LoopResult], None] | None = None,
+    **meta: Any,
+) -> Generator[Mapping[str, Any], None, None]:
+    """:func:`run_loop` one step at a time: yield each new step's row, then run its callbacks.
+
+    For strategies that hand results out as they go (a filtered stream): the callbacks of a
+    step (its checkpoint) run when the consumer asks for the next one. ``on_stop`` receives
+    the :class:`LoopResult` when the run ends, also when the consumer closes the iterator
+    early (``stop_reason="closed"``); not when a step or a callback raises (the run is
+    interrupted: resume it from its checkpoint).
+    """
+    checkpoint = None if continue_from is None else open_checkpoint(continue_from)
+    trace = None if checkpoint is None else checkpoint.trace
+    saved = {} if trace is None else dict(trace.meta.get("resume_state", {}))
+    if trace is not None and trace.method != method:
         raise InvalidDataError(
-            f"continue_from holds a '{checkpoint.method}' trace, not a '{method}' one. Resume "
+            f"continue_from holds a '{trace.method}' trace, not a '{method}' one. Resume "
             "with the strategy and data that wrote the checkpoint."
+        )
+    if checkpoint is not None and loop.has_state_files and checkpoint.folder is None:
+        raise InvalidDataError(
+            f"continue_from holds a bare '{method}' trace, but this strategy resumes from the "
+            "checkpoint folder CheckpointCallback wrote (its trace plus the strategy's state "
+            "files). Pass that folder."
         )
     root = root_seed(random_state, saved)
     recorder = TraceRecorder(
-        method=method, config=config, random_state=random_state, continue_from=checkpoint, **meta
+        method=method, config=config, random_state=random_state, continue_from=trace, **meta
     )
+    if loop.has_state_files:
+        recorder.attach_state(loop.write_state)
+    loop.resuming = checkpoint is not None
     first = loop.start(root)
     if checkpoint is None:
-        if first is not None:
-            recorder.record(**first)
+        for first_row in _rows(first):
+            recorder.record(**first_row)
     else:
-        for row in checkpoint.to_frame().to_dict("records"):
+        for row in checkpoint.trace.to_frame().to_dict("records"):
             loop.replay({str(k): v for k, v in row.items()})
         loop.restore(saved)
-    reason = _drive(loop, recorder, root, list(callbacks))
-    trace = recorder.finish(stop_reason=reason, **loop.finish())
-    return LoopResult(trace, reason)
+        if checkpoint.folder is not None and loop.has_state_files:
+            loop.read_state(checkpoint.folder)
+    recorder.set_resume_state({**saved, **seed_state(root)})
+    reason = "closed"
+    try:
+        if checkpoint is None and loop.checkpoint_after_start:
+            recorder.request_checkpoint()
+            keep_going = run_callbacks(list(callbacks), recorder)
+        else:
+            keep_going = True
+        reason = (
+            (yield from _drive(loop, recorder, root, list(callbacks)))
+            if keep_going
+            else "callback"
+        )
+    except GeneratorExit:
+        reason = "closed"
+        _stop(recorder, loop, reason, on_stop)
+        raise
+    _stop(recorder, loop, reason, on_stop)
+
+
+def _stop(
+    recorder: TraceRecorder,
+    loop: RunLoop,
+    reason: str,
+    on_stop: Callable[[LoopResult], None] | None,
+) -> None:
+    if on_stop is not None:
+        on_stop(LoopResult(recorder.finish(stop_reason=reason, **loop.finish()), reason))
+
+
+def _rows(first: Row | Sequence[Row] | None) -> list[Row]:
+    if first is None:
+        return []
+    if isinstance(first, Mapping):
+        return [first]
+    return list(first)
 
 
 def _drive(
@@ -155,8 +301,13 @@ def _drive(
     recorder: TraceRecorder,
     root: np.random.SeedSequence,
     callbacks: list[Callback],
-) -> str:
-    """Take steps until the loop stops, a callback asks to, or nothing is left."""
+) -> Generator[Row, None, str]:
+    """Take steps until the loop stops, a callback asks to, or nothing is left.
+
+    Each step's row is yielded before its callbacks run: a consumer that asks for the next
+    row is done with this one, so a checkpoint never counts a step whose result the consumer
+    has not handled (a kill in between repeats that step on resume, with the same result).
+    """
     while True:
         reason = loop.stop_reason()
         if reason is not None:
@@ -166,5 +317,6 @@ def _drive(
             return "exhausted"
         recorder.record(**row)
         recorder.set_resume_state({**seed_state(root), **loop.resume_state()})
+        yield row
         if not run_callbacks(callbacks, recorder):
             return "callback"

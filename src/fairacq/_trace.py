@@ -6,7 +6,7 @@ import copy
 import os
 import platform
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from importlib import metadata as importlib_metadata
 from pathlib import Path
 from typing import Any
@@ -69,6 +69,9 @@ class Trace:
             )
         self._steps = _lists_in_cells(steps.reset_index(drop=True).copy())
         self._meta = copy.deepcopy(dict(meta))
+        #: The checkpoint folder this trace was loaded from (None otherwise): a strategy
+        #: resumed with ``continue_from=Trace.load(folder)`` reads its own files there.
+        self.folder: Path | None = None
 
     # -- access --------------------------------------------------------------------------
     def to_frame(self) -> pd.DataFrame:
@@ -156,13 +159,27 @@ class Trace:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Trace:
-        """Read a trace written by :meth:`save`.
+        """Read a trace written by :meth:`save`, or the trace of a checkpoint folder.
+
+        Parameters
+        ----------
+        path : path-like
+            ``<path>.parquet`` / ``<path>.json``, or a checkpoint folder written by
+            :class:`~fairacq.CheckpointCallback` (its ``trace.parquet`` / ``trace.json``; the
+            returned trace remembers the folder in :attr:`folder`).
 
         Raises
         ------
         CorruptFileError
             If either file is missing or unreadable, naming the file and the fix.
         """
+        from fairacq._checkpoint import TRACE_NAME, resolve_checkpoint
+
+        folder = resolve_checkpoint(path)
+        if folder.is_dir():
+            trace = cls.load(folder / TRACE_NAME)
+            trace.folder = folder
+            return trace
         base = _base_path(path)
         parquet, sidecar = base.with_suffix(".parquet"), base.with_suffix(".json")
         for p in (parquet, sidecar):
@@ -192,7 +209,7 @@ class Trace:
         reference: float | None = None,
     ) -> Any:
         """Plot ``metric`` against ``x`` (see :func:`fairacq.reporting.plot_traces`)."""
-        from fairacq.reporting import plot_traces
+        from fairacq._plot import plot_traces
 
         self._check_column(metric)
         return plot_traces({self.method: [self]}, metric, x=x, ax=ax, reference=reference)
@@ -225,6 +242,8 @@ class TraceRecorder:
         **meta: Any,
     ) -> None:
         self._rows: list[dict[str, Any]] = []
+        self._state_writer: Callable[[Path], None] | None = None
+        self._checkpoint_requested = False
         self._start = time.perf_counter()
         self._prior_elapsed = 0.0
         self._meta: dict[str, Any] = {
@@ -257,6 +276,37 @@ class TraceRecorder:
         It lands in the trace's ``meta["resume_state"]``, so a checkpoint carries it.
         """
         self._meta["resume_state"] = _jsonable(dict(state))
+
+    def attach_state(self, writer: Callable[[Path], None]) -> None:
+        """Attach the writer of a strategy's state that the trace does not hold.
+
+        ``writer(folder)`` writes the strategy's own files (network weights, optimiser state)
+        into ``folder``; :class:`~fairacq.CheckpointCallback` then writes a checkpoint folder
+        holding the trace and those files as one unit (see :mod:`fairacq._checkpoint`).
+        """
+        self._state_writer = writer
+
+    @property
+    def state_writer(self) -> Callable[[Path], None] | None:
+        """The attached state writer (None: the trace is the whole state)."""
+        return self._state_writer
+
+    def request_checkpoint(self) -> None:
+        """Ask checkpoint callbacks to write at their next call whatever the step count.
+
+        For the end of an expensive phase (a pre-training); the request is cleared once the
+        callbacks have run.
+        """
+        self._checkpoint_requested = True
+
+    @property
+    def checkpoint_requested(self) -> bool:
+        """Whether :meth:`request_checkpoint` was called since the callbacks last ran."""
+        return self._checkpoint_requested
+
+    def clear_checkpoint_request(self) -> None:
+        """Forget a checkpoint request (called after a round of callbacks)."""
+        self._checkpoint_requested = False
 
     def last(self) -> dict[str, Any]:
         """Return the last recorded row (empty dict when none)."""

@@ -323,3 +323,104 @@ def test_checkpoint_without_a_newer_parameter_resumes_with_its_default(tmp_path)
     meta_path.write_text(json.dumps(meta))
     resumed = DADI(**dict(params, n_train_iter=4, checkpoint_dir=ckpt)).fit(ds)
     assert _same_states(resumed, whole)
+
+
+class _Interrupt(Exception):
+    """Raised by a callback to simulate a killed run."""
+
+
+def _interrupt_after(k):
+    def callback(rec):
+        if rec.n_steps > k:
+            raise _Interrupt
+
+    return callback
+
+
+def _all_tensors_equal(a, b):
+    return all(
+        torch.equal(x[k], y[k])
+        for x, y in zip(_states(a), _states(b), strict=True)
+        for k in x.keys() | y.keys()
+    )
+
+
+@pytest.fixture(scope="module")
+def uninterrupted():
+    ds = load_toy(n=160)
+    params = dict(QUICK, n_pretrain_iter=10, n_train_iter=6, random_state=3)
+    return ds, params, DADI(**params).fit(ds)
+
+
+# rows: 2 pre-training evaluations, then 6 joint iterations; k=1 stops right after
+# pre-training (kept by the checkpoint written then), k=4 and k=7 during the joint phase
+@pytest.mark.parametrize("k", [1, 4, 7])
+def test_interrupted_then_resumed_equals_uninterrupted(k, tmp_path, uninterrupted):
+    from fairacq import CheckpointCallback, Trace
+
+    ds, params, full = uninterrupted
+    assert (
+        full.trace_.to_frame()["phase"].tolist()
+        == ["pretrain-classifier"] + ["pretrain-adversary"] + ["joint"] * 6
+    )
+    assert full.trace_.to_frame()["cost"].tolist() == [10, 20, *range(21, 27)]
+    ck = tmp_path / "ck"
+    with pytest.raises(_Interrupt):
+        DADI(**params).fit(ds, callbacks=[CheckpointCallback(ck, every=3), _interrupt_after(k)])
+    assert {p.name for p in ck.iterdir()} == {
+        "trace.parquet",
+        "trace.json",
+        "checkpoint.pt",
+        "checkpoint.json",
+    }
+    partial = Trace.load(ck)
+    assert len(partial) == (2 if k < 3 else 3 * (k // 3))  # after pre-training, every 3 rows
+    for source in (ck, partial):
+        resumed = DADI(**params).fit(ds, continue_from=source)
+        assert resumed.trace_ == full.trace_
+        assert resumed.trace_.meta["resumed_at_step"] == len(partial)
+        assert _all_tensors_equal(resumed, full)
+        pd.testing.assert_frame_equal(resumed.history_, full.history_)
+        assert resumed.pretrain_history_ == full.pretrain_history_
+        X = ds.X.iloc[:40]
+        np.testing.assert_array_equal(resumed.acquisition_mask(X), full.acquisition_mask(X))
+        assert resumed.n_iter_ == full.n_iter_ == 6
+
+
+def test_resume_needs_the_folder_and_the_same_run(tmp_path, uninterrupted):
+    from fairacq import CheckpointCallback, Trace
+
+    ds, params, full = uninterrupted
+    with pytest.raises(InvalidDataError, match="checkpoint folder"):
+        DADI(**params).fit(ds, continue_from=full.trace_)  # the trace alone lacks the networks
+    ck = tmp_path / "ck"
+    with pytest.raises(_Interrupt):
+        DADI(**params).fit(ds, callbacks=[CheckpointCallback(ck, every=1), _interrupt_after(4)])
+    with pytest.raises(InvalidParameterError, match="gamma"):
+        DADI(**dict(params, gamma=0.9)).fit(ds, continue_from=ck)
+    # a trace and networks of different iterations do not belong together
+    other = tmp_path / "other"
+    shutil.copytree(ck, other)
+    short = Trace(Trace.load(ck).to_frame().iloc[:3], Trace.load(ck).meta)
+    short.save(other / "trace")
+    with pytest.raises(CorruptFileError, match="do not belong together"):
+        DADI(**params).fit(ds, continue_from=other)
+
+
+def test_checkpoint_dir_is_the_same_mechanism(tmp_path, uninterrupted):
+    from fairacq import Trace
+
+    ds, params, full = uninterrupted
+    ckpt = tmp_path / "ckpt"
+    DADI(**dict(params, n_train_iter=3, checkpoint_dir=ckpt, checkpoint_every=2)).fit(ds)
+    assert Trace.load(ckpt).to_frame()["iteration"].iloc[-1] == 3  # the last one is kept
+    resumed = DADI(**params).fit(ds, continue_from=ckpt)
+    assert resumed.trace_ == full.trace_
+    assert _all_tensors_equal(resumed, full)
+
+
+def test_checkpoint_dir_with_other_files_is_refused_before_training(tmp_path):
+    (tmp_path / "results.csv").write_text("keep me")
+    with pytest.raises(InvalidParameterError, match="folder of its own"):
+        DADI(**dict(QUICK, checkpoint_dir=tmp_path)).fit(load_toy(n=100))
+    assert (tmp_path / "results.csv").read_text() == "keep me"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -163,3 +164,58 @@ def test_candidates_with_unusable_values_are_refused_naming_column_and_row(bad):
     candidates.loc[7, "x1"] = bad
     with pytest.raises(InvalidDataError, match=r"column 'x1' has 1 .* \(rows 7\)"):
         BalancedFilter(proxy=proxy, random_state=0).filter(candidates)
+
+
+class _Interrupt(Exception):
+    """Raised by a callback to simulate a killed stream."""
+
+
+@pytest.mark.parametrize("k", [1, 2, 4])
+def test_stream_interrupted_then_resumed_with_the_remaining_chunks(
+    k: int, fitted: tuple[QPTreeProxy, pd.DataFrame, np.ndarray], tmp_path: Path
+) -> None:
+    from fairacq import CheckpointCallback, Trace
+
+    proxy, X, s = fitted
+
+    def chunks() -> Any:
+        return ((X.iloc[i : i + 100], s[i : i + 100]) for i in range(0, 600, 100))
+
+    full = BalancedFilter(proxy=proxy, random_state=None)
+    whole = list(full.filter_stream(chunks()))
+
+    def interrupt(rec: Any) -> None:
+        if rec.n_steps >= k:
+            raise _Interrupt
+
+    seed = int(full.trace_.meta["resume_state"]["entropy"])  # the unseeded run's root
+    got: list[pd.DataFrame] = []
+    stream = BalancedFilter(proxy=proxy, random_state=seed).filter_stream(
+        chunks(), callbacks=[CheckpointCallback(tmp_path / "ck", every=1), interrupt]
+    )
+    with pytest.raises(_Interrupt):
+        got.extend(stream)  # the consumer had taken k chunks when the run was killed
+    assert len(got) == k == len(Trace.load(tmp_path / "ck"))
+    for seeded in (None, seed):  # without a seed, the checkpoint's root is used
+        filt = BalancedFilter(proxy=proxy, random_state=seeded)
+        rest = itertools.islice(chunks(), k, None)
+        parts = got + list(filt.filter_stream(rest, continue_from=tmp_path / "ck"))
+        assert len(parts) == 6
+        for a, b in zip(parts, whole, strict=True):
+            pd.testing.assert_frame_equal(a, b)
+        assert filt.trace_.to_frame().equals(full.trace_.to_frame())
+        assert filt.trace_.meta["stop_reason"] == "exhausted"
+    again = BalancedFilter(proxy=proxy, random_state=seed)
+    list(again.filter_stream(chunks()))
+    assert filt.trace_ == again.trace_
+
+
+def test_stream_refuses_a_checkpoint_of_another_strategy(
+    fitted: tuple[QPTreeProxy, pd.DataFrame, np.ndarray],
+) -> None:
+    from fairacq import TraceRecorder
+
+    proxy, X, _ = fitted
+    other = TraceRecorder(method="random", config={}).finish()
+    with pytest.raises(InvalidDataError, match="not a 'balanced-filter' one"):
+        list(BalancedFilter(proxy=proxy).filter_stream([X], continue_from=other))

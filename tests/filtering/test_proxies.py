@@ -13,6 +13,7 @@ from sklearn.base import clone
 
 from fairacq.exceptions import InvalidDataError, InvalidParameterError, NotFittedError
 from fairacq.filtering import (
+    AlphaBetaProxy,
     NaiveRegressionProxy,
     NaiveTreeProxy,
     QPRegressionProxy,
@@ -212,3 +213,31 @@ def test_interpolation_curve_end_points_and_simulation() -> None:
     assert disclosivity(values, np.tile(s, 200)) == pytest.approx(curve.iloc[5]["alpha"], abs=0.01)
     with pytest.raises(InvalidParameterError, match="eta"):
         interpolation_curve(proxy.A_, proxy.proxy_marginal_, proxy.rho_, etas=[1.5])
+
+
+@pytest.mark.parametrize(
+    "proxy",
+    [
+        NaiveRegressionProxy(),
+        QPRegressionProxy(),
+        NaiveTreeProxy(max_depth=2, random_state=0),
+        QPTreeProxy(max_depth=2, random_state=0),
+        AlphaBetaProxy(max_depth=2, max_iter=5),
+    ],
+    ids=lambda p: type(p).__name__,
+)
+def test_fit_sets_a_one_row_trace(proxy: Any) -> None:
+    from fairacq import Trace
+
+    X, s = make_sample(300, seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        proxy.fit(X, s)
+    trace = proxy.trace_
+    assert isinstance(trace, Trace)
+    assert len(trace) == 1
+    assert trace.method == proxy.fitted_.method
+    assert trace.final("cost") == 300
+    assert trace.final("alpha") == proxy.alpha_
+    assert trace.final("beta") == proxy.beta_
+    assert trace.meta["config"]["target"] is None

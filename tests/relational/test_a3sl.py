@@ -213,3 +213,90 @@ def test_estimator_contract(tmp_path):
     assert straight.history_[cols].equals(resumed.history_[cols])
     assert straight.best_rules_ == resumed.best_rules_
     assert FairA3SL(**kw).fit(DATA).history_[cols].equals(straight.history_[cols])
+
+
+class _Interrupt(Exception):
+    """Raised by a callback to simulate a killed run."""
+
+
+def _interrupt_after(k):
+    def callback(rec):
+        if rec.n_steps > k:
+            raise _Interrupt
+
+    return callback
+
+
+def _priors_reward(clauses):
+    return float(sum(c == PRIORS_RULE for c in clauses))
+
+
+RESUME_KW = {
+    "n_episodes": 16,
+    "max_clauses": 2,
+    "scorer": _priors_reward,
+    "agent_options": {"t_max": 4},
+    "random_state": 5,
+}
+EPISODE_COLS = ["episode", "env", "update", "reward", "n_clauses", "clauses"]
+
+
+def _agent_tensors(learner):
+    import torch
+
+    net = learner.agent_.net.state_dict()
+    opt = learner.agent_.optimizer.state_dict()["state"]
+    tensors = [net[k] for k in sorted(net)]
+    tensors += [opt[i][k] for i in sorted(opt) for k in sorted(opt[i])]
+    tensors.append(torch.as_tensor(learner.agent_._gen.get_state()))
+    return tensors
+
+
+@pytest.fixture(scope="module")
+def straight_a3sl():
+    return FairA3SL(**RESUME_KW).fit(DATA)
+
+
+@pytest.mark.parametrize("k", [1, 3, 6])
+def test_interrupted_then_resumed_equals_uninterrupted(k, tmp_path, straight_a3sl):
+    import torch
+
+    from fairacq import CheckpointCallback, Trace
+
+    full = straight_a3sl
+    trace = full.trace_.to_frame()
+    assert len(trace) > k + 1
+    assert trace["update"].tolist() == list(range(1, len(trace) + 1))
+    assert trace["cost"].tolist() == trace["episodes"].tolist()
+    assert trace["episodes"].iloc[-1] == len(full.history_) >= 16
+    ck = tmp_path / "ck"
+    with pytest.raises(_Interrupt):
+        FairA3SL(**RESUME_KW).fit(
+            DATA, callbacks=[CheckpointCallback(ck, every=1), _interrupt_after(k)]
+        )
+    assert {p.name for p in ck.iterdir()} == {
+        "trace.parquet",
+        "trace.json",
+        "agent.pt",
+        "agent.json",
+    }
+    assert len(Trace.load(ck)) == k + 1
+    for source in (ck, Trace.load(ck)):
+        resumed = FairA3SL(**RESUME_KW).fit(DATA, continue_from=source)
+        assert resumed.trace_ == full.trace_
+        assert resumed.history_[EPISODE_COLS].equals(full.history_[EPISODE_COLS])
+        assert resumed.best_rules_ == full.best_rules_
+        assert resumed.best_reward_ == full.best_reward_
+        a, b = _agent_tensors(resumed), _agent_tensors(full)
+        assert len(a) == len(b) > 10
+        assert all(torch.equal(x, y) for x, y in zip(a, b, strict=True))
+
+
+def test_an_agent_folder_without_a_trace_still_resumes(tmp_path, straight_a3sl):
+    first = FairA3SL(**{**RESUME_KW, "n_episodes": 6}).fit(DATA)
+    first.agent_.save(tmp_path / "agent")  # the agent's own files, as written before traces
+    resumed = FairA3SL(**RESUME_KW).fit(DATA, continue_from=tmp_path / "agent")
+    assert resumed.history_[EPISODE_COLS].equals(straight_a3sl.history_[EPISODE_COLS])
+    assert resumed.trace_.to_frame()["update"].iloc[0] == first.agent_.n_updates + 1
+    with pytest.raises(InvalidDataError, match="checkpoint folder"):
+        FairA3SL(**RESUME_KW).fit(DATA, continue_from=straight_a3sl.trace_)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -25,8 +25,16 @@ import torch
 from numpy.typing import ArrayLike, NDArray
 
 from fairacq._base import Strategy
+from fairacq._callbacks import Callback, CheckpointCallback
+from fairacq._checkpoint import (
+    check_checkpoint_folder,
+    is_checkpoint_folder,
+    resolve_checkpoint,
+)
 from fairacq._io import read_json, write_json
-from fairacq._random import spawn_seeds
+from fairacq._loop import RunLoop, run_loop
+from fairacq._random import child_seeds
+from fairacq._trace import Trace, TraceRecorder
 from fairacq._validation import Interval, Options, check_groups, check_no_nan
 from fairacq._version import __version__
 from fairacq.exceptions import (
@@ -41,6 +49,7 @@ from fairacq.features._env import DADIEnv
 from fairacq.features._networks import AdversaryNetwork, AgentNetwork, logits_to_group_proba
 from fairacq.features._pretrain import pretrain
 from fairacq.features._qlearning import (
+    CHECKPOINT_META,
     JointConfig,
     JointTrainer,
     load_checkpoint,
@@ -125,12 +134,15 @@ class DADI(Strategy):
         information in far fewer elements, so much faster on tables with wide categorical
         features (ACS Income: 776 columns, 10 groups); a choice beyond the paper.
     checkpoint_dir : path-like or None, default=None
-        Where to write a checkpoint after pre-training and every ``checkpoint_every`` joint
-        iterations. If it already holds a checkpoint of the same data and parameters,
-        :meth:`fit` resumes from it (only ``n_train_iter`` and ``checkpoint_every`` may
-        differ), with results identical to an uninterrupted run.
+        Where to write a checkpoint folder after pre-training, every ``checkpoint_every``
+        joint iterations and after the last one. If it already holds a checkpoint of the
+        same data and parameters, :meth:`fit` resumes from it (only ``n_train_iter`` and
+        ``checkpoint_every`` may differ), with results identical to an uninterrupted run.
+        A shorthand kept for compatibility: ``fit(..., callbacks=[CheckpointCallback(path,
+        every=k)])`` and ``fit(..., continue_from=path)`` are the way, shared with every
+        fairacq strategy (the folders are the same).
     checkpoint_every : int, default=1000
-        Joint iterations between checkpoints.
+        Joint iterations between the checkpoints of ``checkpoint_dir``.
     random_state : int, numpy.random.Generator or None, default=None
         Controls the validation split, the initial weights, the missingness, the sampled
         individuals and the exploration. An int gives identical models on CPU.
@@ -149,10 +161,14 @@ class DADI(Strategy):
         Encoder, label classifier and Q-network.
     adversary_ : AdversaryNetwork
         The adversary (kept for evaluation).
+    trace_ : Trace
+        The run: one row per pre-training evaluation (``phase`` ``"pretrain-classifier"``
+        or ``"pretrain-adversary"``, with ``train_loss`` and ``val_auc``) and per joint
+        iteration (``phase`` ``"joint"``, with ``q_loss``, ``train_loss``,
+        ``adversary_loss``, ``epsilon`` and episode statistics); ``cost`` counts training
+        iterations (both pre-trainings, then the joint ones).
     history_ : pandas.DataFrame
-        One row per pre-training evaluation (``phase`` ``"pretrain-classifier"`` or
-        ``"pretrain-adversary"``, with ``val_auc``) and per joint iteration (``phase``
-        ``"joint"``, with losses, epsilon and episode statistics).
+        The same rows without ``step`` and ``cost`` (kept for compatibility).
     n_iter_ : int
         Joint iterations run.
 
@@ -185,6 +201,16 @@ class DADI(Strategy):
         "checkpoint_every": [Interval(int, 1, None, closed="left")],
         "random_state": ["random_state"],
     }
+
+    # Fitted attributes (set by fit or load).
+    columns_: list[str]
+    actions_: ActionSpace
+    feature_groups_: dict[str, list[str]]
+    group_names_: tuple[str, ...]
+    n_groups_: int
+    scale_mean_: NDArray[np.float64]
+    scale_std_: NDArray[np.float64]
+    group_weights_: NDArray[np.float64]
 
     def __init__(
         self,
@@ -229,9 +255,30 @@ class DADI(Strategy):
     # fitting
     # ------------------------------------------------------------------------------------
     def fit(
-        self, dataset: Any, *, validation: Any | None = None, pretrained: DADI | None = None
+        self,
+        dataset: Any,
+        *,
+        validation: Any | None = None,
+        pretrained: DADI | None = None,
+        continue_from: Trace | str | os.PathLike[str] | None = None,
+        callbacks: Sequence[Callback] = (),
     ) -> DADI:
         """Pre-train the classifier and the adversary, then train the agent jointly.
+
+        The run is recorded in :attr:`trace_`: one row per pre-training evaluation, then one
+        row per joint iteration (a step of :func:`~fairacq._loop.run_loop`). A run stopped
+        on the way resumes exactly, to the networks an uninterrupted run ends with::
+
+            DADI(...).fit(ds, callbacks=[CheckpointCallback("ck", every=500)])  # interrupted
+            DADI(...).fit(ds, continue_from="ck")                             # resumed
+
+        The checkpoint is the folder ``ck/``: ``trace.parquet`` + ``trace.json`` (the rows so
+        far and the root seed), ``checkpoint.pt`` (networks, target network, optimisers,
+        the joint phase's random stream and agents' states, as tensors only: read back with
+        ``torch.load(weights_only=True)``) and ``checkpoint.json`` (parameters, columns,
+        a fingerprint of the data and the checksum of ``checkpoint.pt``). ``every`` counts
+        trace rows; one more checkpoint is written right after pre-training, which a resumed
+        run does not repeat (its rows are replayed from the checkpoint).
 
         Parameters
         ----------
@@ -248,6 +295,13 @@ class DADI(Strategy):
             adversary are copied instead of pre-training again. Pre-training does not depend
             on ``gamma`` or ``reward``, so a sweep over them can pre-train once; the result
             equals a fit from scratch exactly.
+        continue_from : Trace, path-like or None, default=None
+            The checkpoint folder of an interrupted fit (or ``Trace.load(folder)``) with the
+            same data and parameters (only ``n_train_iter``, ``checkpoint_dir`` and
+            ``checkpoint_every`` may differ); training goes on to ``n_train_iter``.
+        callbacks : sequence of callables, default=()
+            Called after each row with the :class:`~fairacq.TraceRecorder`, e.g.
+            :class:`~fairacq.CheckpointCallback`; one returning ``False`` stops training.
 
         Returns
         -------
@@ -263,6 +317,8 @@ class DADI(Strategy):
             For NaNs in the features, a single sensitive group, a validation set with other
             columns or a single class, or a checkpoint (or ``pretrained`` model) of another
             feature set or data.
+        CorruptFileError
+            For a checkpoint whose files are torn or do not match each other.
         """
         self._validate_params()
         where = "DADI.fit"
@@ -272,138 +328,41 @@ class DADI(Strategy):
                     f"{where}: {name} must be a fairacq.data.FairDataset, got "
                     f"{type(ds).__name__}. Build one with FairDataset(X, y, sensitive)."
                 )
-        seeds = spawn_seeds(self.random_state, 5)
         X_all = dataset.X
         for col in X_all.columns:
             check_no_nan(where, str(col), X_all[col].to_numpy(dtype=float))
-        if validation is None:
-            n = len(dataset)
-            n_val = max(1, round(self.validation_fraction * n))
-            if n - n_val < 2:
-                raise InvalidDataError(
-                    f"{where}: {n} rows are too few to hold out a validation set. Pass more "
-                    "rows or a validation dataset."
-                )
-            perm = np.random.default_rng(seeds[0]).permutation(n)
-            train, validation = dataset.subset(perm[n_val:]), dataset.subset(perm[:n_val])
-        else:
-            train = dataset
-            if list(validation.feature_names) != list(dataset.feature_names):
-                raise InvalidDataError(
-                    f"{where}: the validation set's columns differ from the training set's. "
-                    "Split both from one dataset."
-                )
-        X_tr = train.X.to_numpy(dtype=np.float64)
-        X_va = validation.X.to_numpy(dtype=np.float64)
-        check_no_nan(where, "validation X", X_va)
-        s_tr = check_groups(where, train.s, name="sensitive groups of the training rows")
-        y_tr, y_va, s_va = train.y, validation.y, validation.s
-        for name, t in (("label", y_va), ("sensitive group", s_va)):
-            if len(np.unique(t)) < 2:
-                raise InvalidDataError(
-                    f"{where}: the validation rows hold a single {name} value, so no AUC can be "
-                    "measured. Use a larger or stratified validation set."
-                )
-        n_groups = int(dataset.n_groups)
-        actions = ActionSpace.from_dataset(dataset)
-
-        self.columns_ = list(actions.columns)
-        self.actions_ = actions
-        self.feature_groups_ = {
-            n: list(actions.action_columns(i)) for i, n in enumerate(actions.names)
-        }
-        self.group_names_ = tuple(dataset.group_names)
-        self.n_groups_ = n_groups
-        self.scale_mean_, self.scale_std_ = _scaling(X_tr)
-        self.group_weights_ = group_weights(s_tr, n_groups)
-
-        X_t = self._scaled_tensor(X_tr)
-        X_v = self._scaled_tensor(X_va)
-        col_action = torch.tensor(actions.column_action)
-        y_t, s_t = torch.tensor(y_tr), torch.tensor(s_tr)
-        init_gen = torch.Generator().manual_seed(_int_seed(seeds[1]))
-        agent, adversary = self._networks(actions, n_groups, init_gen)
-        config = JointConfig(
-            gamma=float(self.gamma),
-            reward=str(self.reward),
-            n_parallel=self.n_parallel,
-            n_step=self.n_step,
-            target_update=self.target_update,
-            epsilon_start=float(self.epsilon_start),
-            epsilon_end=float(self.epsilon_end),
-            epsilon_decay_iter=self.epsilon_decay_iter,
-            learning_rate=float(self.learning_rate),
-        )
-        fingerprint = _fingerprint(self.columns_, X_tr, y_tr, s_tr, X_va, y_va, s_va)
-        params = self._json_params()
-        joint_gen = torch.Generator().manual_seed(_int_seed(seeds[4]))
-
-        ckpt = load_checkpoint(self.checkpoint_dir) if self.checkpoint_dir is not None else None
-        pre_history: list[dict[str, Any]]
-        if ckpt is not None:
-            tensors, meta = ckpt
-            self._check_checkpoint(meta, fingerprint, params)
-            pre_history = list(meta["pretrain_history"])
-        elif pretrained is not None:
-            self._check_pretrained(pretrained, fingerprint, params)
-            agent.load_state_dict(pretrained.agent_.state_dict())
-            adversary.load_state_dict(pretrained.adversary_.state_dict())
-            pre_history = [dict(row) for row in pretrained.pretrain_history_]
-        else:
-            lr = float(self.learning_rate)
-            res_c = pretrain(
-                agent,
-                agent.logit,
-                agent.loss,
-                X_t,
-                y_t,
-                X_v,
-                torch.tensor(y_va),
-                col_action,
-                n_iter=self.n_pretrain_iter,
-                batch_size=self.batch_size,
-                learning_rate=lr,
-                generator=torch.Generator().manual_seed(_int_seed(seeds[2])),
-                name="classifier",
+        steps = list(callbacks)
+        if self.checkpoint_dir is not None:
+            check_checkpoint_folder(resolve_checkpoint(self.checkpoint_dir))
+            steps.append(
+                _JointCheckpoint(self.checkpoint_dir, self.checkpoint_every, self.n_train_iter)
             )
-            res_a = pretrain(
-                adversary,
-                adversary.forward,
-                adversary.loss,
-                X_t,
-                s_t,
-                X_v,
-                torch.tensor(s_va),
-                col_action,
-                n_iter=self.n_pretrain_iter,
-                batch_size=self.batch_size,
-                learning_rate=lr,
-                generator=torch.Generator().manual_seed(_int_seed(seeds[3])),
-                name="adversary",
-            )
-            pre_history = res_c.history + res_a.history
-        trainer = JointTrainer(
-            agent, adversary, X_t, y_t, s_t, col_action, self.group_weights_, config, joint_gen
-        )  # fmt: skip
-        if ckpt is not None:
-            trainer.load_state_dict(tensors, meta["history"])
-        elif self.checkpoint_dir is not None:
-            self._checkpoint(trainer, fingerprint, params, pre_history)
-        while trainer.iteration < self.n_train_iter:
-            trainer.train_iteration()
-            if self.checkpoint_dir is not None and (
-                trainer.iteration % self.checkpoint_every == 0
-                or trainer.iteration == self.n_train_iter
+            if continue_from is None and is_checkpoint_folder(
+                resolve_checkpoint(self.checkpoint_dir)
             ):
-                self._checkpoint(trainer, fingerprint, params, pre_history)
+                continue_from = self.checkpoint_dir
+        loop = _DADILoop(self, dataset, validation, pretrained)
+        result = run_loop(
+            loop,
+            method="dadi",
+            config=self._json_params(),
+            random_state=self.random_state,
+            continue_from=continue_from,
+            callbacks=steps,
+        )
+        agent, adversary = loop.trainer.agent, loop.trainer.adversary
         agent.eval()
         adversary.eval()
         self.agent_: AgentNetwork = agent
         self.adversary_: AdversaryNetwork = adversary
-        self.n_iter_ = trainer.iteration
-        self.fingerprint_ = fingerprint
-        self.pretrain_history_: list[dict[str, Any]] = pre_history
-        self.history_ = _history_frame(pre_history + trainer.history)
+        self.n_iter_ = loop.trainer.iteration
+        self.fingerprint_ = loop.fingerprint
+        self.pretrain_history_: list[dict[str, Any]] = loop.pre_history
+        self.trace_: Trace = result.trace
+        # The trace's rows without step and cost, as before the trace existed.
+        self.history_ = _history_frame(
+            [{str(k): v for k, v in r.items()} for r in result.trace.to_frame().to_dict("records")]
+        )
         return self
 
     def _check_pretrained(
@@ -433,36 +392,15 @@ class DADI(Strategy):
                     f"{params.get(key)!r}; pre-training would differ. Use the same value."
                 )
 
-    def _checkpoint(
-        self,
-        trainer: JointTrainer,
-        fingerprint: str,
-        params: dict[str, Any],
-        pre_history: list[dict[str, Any]],
-    ) -> None:
-        assert self.checkpoint_dir is not None
-        meta = {
-            "format": _FORMAT + ".checkpoint",
-            "version": __version__,
-            "iteration": trainer.iteration,
-            "params": params,
-            "columns": self.columns_,
-            "feature_groups": self.feature_groups_,
-            "fingerprint": fingerprint,
-            "pretrain_history": _json_rows(pre_history),
-            "history": _json_rows(trainer.history),
-        }
-        save_checkpoint(self.checkpoint_dir, trainer.state_dict(), meta)
-
     def _check_checkpoint(
-        self, meta: Mapping[str, Any], fingerprint: str, params: Mapping[str, Any]
+        self, meta: Mapping[str, Any], fingerprint: str, params: Mapping[str, Any], folder: Path
     ) -> None:
-        where = f"DADI.fit: checkpoint in {self.checkpoint_dir}"
+        where = f"DADI.fit: checkpoint in {folder}"
         try:
             columns, saved_params = list(meta["columns"]), dict(meta["params"])
             saved_fp = meta["fingerprint"]
-            _ = (meta["history"], meta["pretrain_history"])
-        except (KeyError, TypeError) as exc:
+            _ = int(meta["iteration"])
+        except (KeyError, TypeError, ValueError) as exc:
             raise CorruptFileError(
                 f"{where} is malformed (missing {exc}). Delete the directory to start afresh."
             ) from exc
@@ -992,3 +930,221 @@ def _history_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
         frame[c] = pd.to_numeric(frame[c], errors="coerce").astype(float)
     frame["iteration"] = frame["iteration"].astype("int64")
     return frame
+
+
+_PRETRAIN_KEYS = ("phase", "iteration", "train_loss", "val_auc")
+
+
+class _DADILoop(RunLoop):
+    """One :meth:`DADI.fit` as a :class:`~fairacq._loop.RunLoop`.
+
+    ``start`` splits the data, builds the networks and pre-trains them (its rows are the
+    pre-training evaluations; a resumed run skips it and replays them); each step is one joint
+    iteration. The trace cannot hold the networks, so they travel in the checkpoint folder
+    (``checkpoint.pt`` + ``checkpoint.json``, written and read by ``write_state`` /
+    ``read_state``). The five random streams are the root seed's children 0-4 (validation
+    split, initial weights, classifier and adversary pre-training, joint phase), the same as
+    ``spawn_seeds(random_state, 5)``.
+    """
+
+    checkpoint_after_start = True
+
+    def __init__(
+        self, model: DADI, dataset: Any, validation: Any | None, pretrained: DADI | None
+    ) -> None:
+        self.model = model
+        self.dataset = dataset
+        self.validation = validation
+        self.pretrained = pretrained
+        self.pre_history: list[dict[str, Any]] = []
+
+    def start(self, root: np.random.SeedSequence) -> list[dict[str, Any]]:
+        m, dataset, validation = self.model, self.dataset, self.validation
+        where = "DADI.fit"
+        seeds = child_seeds(root, 5)
+        if validation is None:
+            n = len(dataset)
+            n_val = max(1, round(m.validation_fraction * n))
+            if n - n_val < 2:
+                raise InvalidDataError(
+                    f"{where}: {n} rows are too few to hold out a validation set. Pass more "
+                    "rows or a validation dataset."
+                )
+            perm = np.random.default_rng(seeds[0]).permutation(n)
+            train, validation = dataset.subset(perm[n_val:]), dataset.subset(perm[:n_val])
+        else:
+            train = dataset
+            if list(validation.feature_names) != list(dataset.feature_names):
+                raise InvalidDataError(
+                    f"{where}: the validation set's columns differ from the training set's. "
+                    "Split both from one dataset."
+                )
+        X_tr = train.X.to_numpy(dtype=np.float64)
+        X_va = validation.X.to_numpy(dtype=np.float64)
+        check_no_nan(where, "validation X", X_va)
+        s_tr = check_groups(where, train.s, name="sensitive groups of the training rows")
+        y_tr, y_va, s_va = train.y, validation.y, validation.s
+        for name, t in (("label", y_va), ("sensitive group", s_va)):
+            if len(np.unique(t)) < 2:
+                raise InvalidDataError(
+                    f"{where}: the validation rows hold a single {name} value, so no AUC can be "
+                    "measured. Use a larger or stratified validation set."
+                )
+        n_groups = int(dataset.n_groups)
+        actions = ActionSpace.from_dataset(dataset)
+
+        m.columns_ = list(actions.columns)
+        m.actions_ = actions
+        m.feature_groups_ = {
+            n: list(actions.action_columns(i)) for i, n in enumerate(actions.names)
+        }
+        m.group_names_ = tuple(dataset.group_names)
+        m.n_groups_ = n_groups
+        m.scale_mean_, m.scale_std_ = _scaling(X_tr)
+        m.group_weights_ = group_weights(s_tr, n_groups)
+
+        X_t = m._scaled_tensor(X_tr)
+        X_v = m._scaled_tensor(X_va)
+        col_action = torch.tensor(actions.column_action)
+        y_t, s_t = torch.tensor(y_tr), torch.tensor(s_tr)
+        init_gen = torch.Generator().manual_seed(_int_seed(seeds[1]))
+        agent, adversary = m._networks(actions, n_groups, init_gen)
+        config = JointConfig(
+            gamma=float(m.gamma),
+            reward=str(m.reward),
+            n_parallel=m.n_parallel,
+            n_step=m.n_step,
+            target_update=m.target_update,
+            epsilon_start=float(m.epsilon_start),
+            epsilon_end=float(m.epsilon_end),
+            epsilon_decay_iter=m.epsilon_decay_iter,
+            learning_rate=float(m.learning_rate),
+        )
+        self.fingerprint = _fingerprint(m.columns_, X_tr, y_tr, s_tr, X_va, y_va, s_va)
+        self.params = m._json_params()
+        self.pretrain_cost = 2 * int(m.n_pretrain_iter)
+        joint_gen = torch.Generator().manual_seed(_int_seed(seeds[4]))
+        pre_history: list[dict[str, Any]] = []
+        if self.resuming:
+            pass  # the checkpoint holds the pre-trained networks; its rows are replayed
+        elif self.pretrained is not None:
+            m._check_pretrained(self.pretrained, self.fingerprint, self.params)
+            agent.load_state_dict(self.pretrained.agent_.state_dict())
+            adversary.load_state_dict(self.pretrained.adversary_.state_dict())
+            pre_history = [dict(row) for row in self.pretrained.pretrain_history_]
+        else:
+            lr = float(m.learning_rate)
+            res_c = pretrain(
+                agent,
+                agent.logit,
+                agent.loss,
+                X_t,
+                y_t,
+                X_v,
+                torch.tensor(y_va),
+                col_action,
+                n_iter=m.n_pretrain_iter,
+                batch_size=m.batch_size,
+                learning_rate=lr,
+                generator=torch.Generator().manual_seed(_int_seed(seeds[2])),
+                name="classifier",
+            )
+            res_a = pretrain(
+                adversary,
+                adversary.forward,
+                adversary.loss,
+                X_t,
+                s_t,
+                X_v,
+                torch.tensor(s_va),
+                col_action,
+                n_iter=m.n_pretrain_iter,
+                batch_size=m.batch_size,
+                learning_rate=lr,
+                generator=torch.Generator().manual_seed(_int_seed(seeds[3])),
+                name="adversary",
+            )
+            pre_history = res_c.history + res_a.history
+        self.trainer = JointTrainer(
+            agent, adversary, X_t, y_t, s_t, col_action, m.group_weights_, config, joint_gen
+        )  # fmt: skip
+        self.pre_history = pre_history
+        return [{"cost": self._pretrain_cost(row), **row} for row in pre_history]
+
+    def _pretrain_cost(self, row: Mapping[str, Any]) -> float:
+        """Training iterations done at a pre-training row (the classifier's come first)."""
+        offset = self.pretrain_cost // 2 if row["phase"] == "pretrain-adversary" else 0
+        return float(offset + int(row["iteration"]))
+
+    def replay(self, row: Mapping[str, Any]) -> None:
+        if str(row["phase"]).startswith("pretrain"):
+            self.pre_history.append({k: _native(row[k]) for k in _PRETRAIN_KEYS})
+        else:
+            self.last_iteration = int(row["iteration"])
+
+    def read_state(self, folder: Path) -> None:
+        ckpt = load_checkpoint(folder)
+        if ckpt is None:
+            raise CorruptFileError(
+                f"DADI.fit: the checkpoint folder {folder} lacks {CHECKPOINT_META}; it was "
+                "written by another strategy, or torn. Resume from the folder DADI wrote."
+            )
+        tensors, meta = ckpt
+        self.model._check_checkpoint(meta, self.fingerprint, self.params, folder)
+        recorded = getattr(self, "last_iteration", 0)
+        if int(meta["iteration"]) != recorded:
+            raise CorruptFileError(
+                f"DADI.fit: {folder} holds networks of joint iteration {meta['iteration']} but "
+                f"a trace ending at iteration {recorded}: the files do not belong together. "
+                "Resume from a folder that CheckpointCallback wrote whole."
+            )
+        self.trainer.load_state_dict(tensors, [])
+
+    def stop_reason(self) -> str | None:
+        return "n_train_iter" if self.trainer.iteration >= self.model.n_train_iter else None
+
+    def step(self, index: int) -> dict[str, Any]:
+        row = self.trainer.train_iteration()
+        return {"cost": float(self.pretrain_cost + self.trainer.iteration), **row}
+
+    def resume_state(self) -> dict[str, Any]:
+        return {"iteration": self.trainer.iteration}
+
+    def write_state(self, folder: Path) -> None:
+        m = self.model
+        meta = {
+            "format": _FORMAT + ".checkpoint",
+            "version": __version__,
+            "iteration": self.trainer.iteration,
+            "params": self.params,
+            "columns": m.columns_,
+            "feature_groups": m.feature_groups_,
+            "fingerprint": self.fingerprint,
+        }
+        save_checkpoint(folder, self.trainer.state_dict(), meta)
+
+
+class _JointCheckpoint(CheckpointCallback):
+    """The checkpoints of ``DADI(checkpoint_dir=...)``.
+
+    Written after pre-training, every ``every`` joint iterations and after the last one:
+    the same folders as :class:`~fairacq.CheckpointCallback`.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], every: int, n_train_iter: int) -> None:
+        super().__init__(path, every=every)
+        self.n_train_iter = n_train_iter
+
+    def due(self, recorder: TraceRecorder) -> bool:
+        last = recorder.last()
+        if recorder.checkpoint_requested:
+            return True
+        if last.get("phase") != "joint":
+            return False
+        iteration = int(last["iteration"])
+        return iteration % self.every == 0 or iteration == self.n_train_iter
+
+
+def _native(value: Any) -> Any:
+    """Return a plain Python value for a pre-training history entry (NaN stays a float)."""
+    return value.item() if isinstance(value, np.generic) else value

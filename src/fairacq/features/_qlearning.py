@@ -19,8 +19,9 @@ random individual. Then
 Epsilon decays linearly from 1 to 0.1 over the first 5,000 iterations. The paper gives no
 discount factor; rewards arrive only at the end of short episodes, so the default is 1
 (undiscounted). Random draws (individuals, exploration) come from one ``torch.Generator``
-whose state is checkpointed with the networks, optimisers and environment state, so a run
-resumed from a checkpoint is identical to an uninterrupted one.
+whose state is checkpointed with the networks, optimisers and environment state
+(``checkpoint.pt`` + ``checkpoint.json`` inside DADI's checkpoint folder, beside the trace),
+so a run resumed from a checkpoint is identical to an uninterrupted one.
 """
 
 from __future__ import annotations
@@ -34,7 +35,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from fairacq._io import atomic_path, read_json, sha256_file, write_json
+from fairacq._checkpoint import load_tensors as _load_tensors
+from fairacq._checkpoint import save_tensors
+from fairacq._io import read_json, sha256_file, write_json
 from fairacq.exceptions import CorruptFileError
 from fairacq.features._networks import AdversaryNetwork, AgentNetwork, logits_to_group_proba
 from fairacq.features._rewards import terminal_reward
@@ -310,8 +313,7 @@ def save_checkpoint(
     The JSON records the sha256 of the tensor file, so a torn pair is detected on load.
     """
     directory = Path(directory)
-    with atomic_path(directory / CHECKPOINT_TENSORS) as tmp:
-        torch.save(tensors, tmp)
+    save_tensors(tensors, directory / CHECKPOINT_TENSORS)
     meta = dict(meta, tensors_sha256=sha256_file(directory / CHECKPOINT_TENSORS))
     write_json(directory / CHECKPOINT_META, meta)
 
@@ -348,15 +350,4 @@ def load_checkpoint(
 
 def load_tensors(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Load a tensors-only torch file (``weights_only=True``), raising CorruptFileError."""
-    try:
-        out = torch.load(path, map_location="cpu", weights_only=True)
-    except FileNotFoundError as exc:
-        raise CorruptFileError(f"{path} is missing. Re-save the model.") from exc
-    except Exception as exc:  # torch raises many types for a bad file
-        raise CorruptFileError(
-            f"{path} is not a readable torch tensor file ({type(exc).__name__}). Re-save the "
-            "model or restore the file."
-        ) from exc
-    if not isinstance(out, dict):
-        raise CorruptFileError(f"{path} does not hold a state dictionary. Re-save the model.")
-    return out
+    return _load_tensors(path)

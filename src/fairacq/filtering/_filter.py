@@ -9,7 +9,8 @@ counts and, when the true groups are supplied for evaluation, group proportions)
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterable
+import os
+from collections.abc import Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -18,8 +19,9 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from fairacq._base import Strategy
-from fairacq._random import as_generator
-from fairacq._trace import Trace, TraceRecorder
+from fairacq._callbacks import Callback
+from fairacq._loop import LoopResult, RunLoop, iter_loop, run_loop
+from fairacq._trace import Trace
 from fairacq._validation import HasMethods
 from fairacq.exceptions import InvalidDataError
 from fairacq.filtering._membership import GroupClasses, group_mass
@@ -132,12 +134,8 @@ class BalancedFilter(Strategy):
         target = getattr(fitted, "target", None)
         return None if target is None else np.asarray(target, dtype=np.float64)
 
-    def _recorder(self) -> TraceRecorder:
-        return TraceRecorder(
-            method="balanced-filter",
-            config={"proxy": getattr(getattr(self.proxy, "fitted_", self.proxy), "method", "")},
-            random_state=self.random_state,
-        )
+    def _config(self) -> dict[str, Any]:
+        return {"proxy": getattr(getattr(self.proxy, "fitted_", self.proxy), "method", "")}
 
     def filter(self, X: pd.DataFrame, *, s: Any = None) -> FilterResult:
         """Filter one batch of candidates (Algorithm 2 applied row by row).
@@ -164,21 +162,42 @@ class BalancedFilter(Strategy):
             If a feature the proxy uses is missing, or ``s`` is malformed.
         """
         self._validate_params()
-        rng = as_generator(self.random_state)
-        rec = self._recorder()
-        state = _Counts(self._sizes())
-        mask = self._admit(X, s, rng, rec, state)
-        trace = rec.finish()
-        self.trace_ = trace
-        return FilterResult(admitted=X.loc[mask], mask=mask, trace=trace)
+        loop = _StreamLoop(self, [(X, s)])
+        result = run_loop(
+            loop, method=_METHOD, config=self._config(), random_state=self.random_state
+        )
+        self.trace_ = result.trace
+        return FilterResult(admitted=X.loc[loop.mask], mask=loop.mask, trace=result.trace)
 
-    def filter_stream(self, chunks: Iterable[Any]) -> Generator[pd.DataFrame, None, None]:
+    def filter_stream(
+        self,
+        chunks: Iterable[Any],
+        *,
+        continue_from: Trace | str | os.PathLike[str] | None = None,
+        callbacks: Sequence[Callback] = (),
+    ) -> Generator[pd.DataFrame, None, None]:
         """Filter a stream of candidate chunks, yielding the admitted rows of each.
+
+        Each chunk is one step of fairacq's shared loop: its admissions are drawn and recorded
+        as one trace row (cumulative counts), its admitted rows are yielded, and when the
+        consumer asks for the next chunk the callbacks run (a
+        :class:`~fairacq.CheckpointCallback` saves the trace with the random stream's state),
+        so a checkpoint counts only chunks the consumer has finished with. A stream stopped
+        on the way resumes after its last checkpointed chunk: pass the checkpoint as
+        ``continue_from`` and **the chunks that follow it** (its trace has one row per
+        chunk, so ``itertools.islice(chunks, len(Trace.load(path)), None)`` for a stream that
+        can be read again); the admissions are then those of the uninterrupted stream.
 
         Parameters
         ----------
         chunks : iterable of pandas.DataFrame or of (DataFrame, s) pairs
             The candidates as they arrive; ``s`` (true groups) is for evaluation only.
+        continue_from : Trace, path-like or None, default=None
+            The checkpoint of a stream stopped on the way; ``chunks`` are then the ones after
+            its last finished chunk.
+        callbacks : sequence of callables, default=()
+            Called after each chunk (once its admitted rows were taken) with the
+            :class:`~fairacq.TraceRecorder`; one returning ``False`` ends the stream.
 
         Yields
         ------
@@ -189,31 +208,33 @@ class BalancedFilter(Strategy):
         Raises
         ------
         InvalidDataError
-            If a chunk lacks a feature the proxy uses.
+            If a chunk lacks a feature the proxy uses, or ``continue_from`` is not a
+            checkpoint of this filter.
         """
         self._validate_params()
-        rng = as_generator(self.random_state)
-        rec = self._recorder()
-        state = _Counts(self._sizes())
+        loop = _StreamLoop(self, chunks)
+
+        def stopped(result: LoopResult) -> None:
+            self.trace_ = result.trace
+
+        rows = iter_loop(
+            loop,
+            method=_METHOD,
+            config=self._config(),
+            random_state=self.random_state,
+            continue_from=continue_from,
+            callbacks=callbacks,
+            on_stop=stopped,
+        )
         try:
-            for chunk in chunks:
-                if isinstance(chunk, tuple):
-                    X, s = chunk
-                else:
-                    X, s = chunk, None
-                mask = self._admit(X, s, rng, rec, state)
-                yield X.loc[mask]
+            for _ in rows:
+                yield loop.admitted
         finally:
-            # Also when the consumer stops early (the generator is closed).
-            self.trace_ = rec.finish()
+            # Also when the consumer stops early (this generator is closed).
+            rows.close()
 
     def _admit(
-        self,
-        X: pd.DataFrame,
-        s: Any,
-        rng: np.random.Generator,
-        rec: TraceRecorder,
-        state: _Counts,
+        self, X: pd.DataFrame, s: Any, rng: np.random.Generator, state: _Counts
     ) -> NDArray[np.bool_]:
         if not isinstance(X, pd.DataFrame):
             raise InvalidDataError(
@@ -224,8 +245,48 @@ class BalancedFilter(Strategy):
         mask = rng.random(prob.shape[0]) < prob
         codes = self._codes(s, prob.shape[0])
         state.update(mask, codes)
-        rec.record(cost=state.seen, **state.row(self._groups(), self._target()))
         return mask
+
+
+class _StreamLoop(RunLoop):
+    """Chunks of candidates as the steps of a :class:`~fairacq._loop.RunLoop`.
+
+    The admissions draw from one generator on the root seed, chunk after chunk (so a stream
+    admits what one batch of the same rows admits); its state and the cumulative counts are
+    the resume state.
+    """
+
+    def __init__(self, filt: BalancedFilter, chunks: Iterable[Any]) -> None:
+        self.filt = filt
+        self.chunks = iter(chunks)
+        self.mask: NDArray[np.bool_] = np.zeros(0, dtype=bool)
+        self.admitted = pd.DataFrame()
+
+    def start(self, root: np.random.SeedSequence) -> None:
+        self.rng = np.random.default_rng(root)
+        self.counts = _Counts(self.filt._sizes())
+        return None
+
+    def restore(self, state: Mapping[str, Any]) -> None:
+        self.rng.bit_generator.state = dict(state["rng"])
+        self.counts.load(state["counts"])
+
+    def step(self, index: int) -> dict[str, Any] | None:
+        chunk = next(self.chunks, _END)
+        if chunk is _END:
+            return None
+        X, s = chunk if isinstance(chunk, tuple) else (chunk, None)
+        self.mask = self.filt._admit(X, s, self.rng, self.counts)
+        self.admitted = X.loc[self.mask]
+        row = self.counts.row(self.filt._groups(), self.filt._target())
+        return {"cost": self.counts.seen, **row}
+
+    def resume_state(self) -> dict[str, Any]:
+        return {"rng": self.rng.bit_generator.state, "counts": self.counts.state()}
+
+
+_METHOD = "balanced-filter"
+_END = object()
 
 
 def _class_codes(s: Any, n: int, classes: GroupClasses) -> NDArray[np.int64]:
@@ -272,6 +333,27 @@ class _Counts:
         self.seen_labelled = 0
         self.admitted_labelled = 0
         self.with_groups = True
+
+    def state(self) -> dict[str, Any]:
+        """JSON-ready counts (the resume state of a stream)."""
+        return {
+            "seen": self.seen,
+            "admitted": self.admitted,
+            "seen_by_group": self.seen_by_group.tolist(),
+            "admitted_by_group": self.admitted_by_group.tolist(),
+            "seen_labelled": self.seen_labelled,
+            "admitted_labelled": self.admitted_labelled,
+            "with_groups": self.with_groups,
+        }
+
+    def load(self, state: Mapping[str, Any]) -> None:
+        """Take the counts of :meth:`state`."""
+        self.seen, self.admitted = int(state["seen"]), int(state["admitted"])
+        self.seen_by_group = np.asarray(state["seen_by_group"], dtype=np.int64)
+        self.admitted_by_group = np.asarray(state["admitted_by_group"], dtype=np.int64)
+        self.seen_labelled = int(state["seen_labelled"])
+        self.admitted_labelled = int(state["admitted_labelled"])
+        self.with_groups = bool(state["with_groups"])
 
     def update(self, mask: NDArray[np.bool_], codes: NDArray[np.int64] | None) -> None:
         self.seen += int(mask.shape[0])

@@ -29,6 +29,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from fairacq._base import Strategy
 from fairacq._random import as_generator, derive_int_seed
+from fairacq._trace import Trace, TraceRecorder
 from fairacq._validation import (
     MAX_ABS_VALUE,
     HasMethods,
@@ -482,6 +483,10 @@ class _LabelProxy(Strategy):
         self.feature_names_in_ = names
         self.alpha_ = self.fitted_.alpha
         self.beta_ = self.fitted_.beta
+        self.trace_ = fit_trace(
+            self, self._method, n_rows=arr.shape[0], alpha=self.alpha_, beta=self.beta_,
+            n_values=n_values,
+        )  # fmt: skip
         return self
 
     def _fitted(self) -> FittedProxy:
@@ -516,6 +521,19 @@ def _cell_target(tgt: NDArray[np.float64], sizes: tuple[int, ...]) -> NDArray[np
     for c in range(len(sizes)):
         out = np.multiply.outer(out, tgt[edges[c] : edges[c + 1]]).reshape(-1)
     return out
+
+
+def fit_trace(proxy: Strategy, method: str, *, n_rows: int, **row: Any) -> Trace:
+    """Return the one-row trace of a proxy's fit: its parameters and what it achieved.
+
+    ``cost`` is the number of labelled rows the fit used.
+    """
+    params = proxy.get_params(deep=False)
+    recorder = TraceRecorder(
+        method=method, config=_json_params(params), random_state=params.get("random_state")
+    )
+    recorder.record(cost=float(n_rows), n_rows=n_rows, **row)
+    return recorder.finish()
 
 
 def _json_params(params: dict[str, Any]) -> dict[str, Any]:
@@ -632,6 +650,9 @@ class NaiveRegressionProxy(_RegressionRule, _LabelProxy):
         In-sample conditional matrix, proxy marginal and admission probabilities.
     alpha_, beta_ : float
         In-sample disclosivity and expected imbalance.
+    trace_ : Trace
+        One row: labelled rows used (``cost``), ``alpha``, ``beta`` and ``n_values``; the
+        parameters in its metadata.
     """
 
     _method = "naive-regression"
@@ -681,6 +702,8 @@ class QPRegressionProxy(_RegressionRule, _LabelProxy):
     fitted_ : FittedProxy
     A_, proxy_marginal_, rho_ : numpy.ndarray
     alpha_, beta_ : float
+    trace_ : Trace
+        One row: labelled rows used (``cost``), ``alpha``, ``beta`` and ``n_values``.
     """
 
     _method = "qp-regression"
@@ -733,6 +756,8 @@ class NaiveTreeProxy(_LabelProxy):
     fitted_ : FittedProxy
     A_, proxy_marginal_, rho_ : numpy.ndarray
     alpha_, beta_ : float
+    trace_ : Trace
+        One row: labelled rows used (``cost``), ``alpha``, ``beta`` and ``n_values``.
     """
 
     _method = "naive-tree"
@@ -786,6 +811,8 @@ class QPTreeProxy(_LabelProxy):
     fitted_ : FittedProxy
     A_, proxy_marginal_, rho_ : numpy.ndarray
     alpha_, beta_ : float
+    trace_ : Trace
+        One row: labelled rows used (``cost``), ``alpha``, ``beta`` and ``n_values``.
     """
 
     _method = "qp-tree"

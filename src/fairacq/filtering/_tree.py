@@ -30,6 +30,7 @@ from fairacq.filtering._proxies import (
     _matrix_alpha,
     _matrix_beta,
     _sample_target,
+    fit_trace,
 )
 from fairacq.filtering._rules import LinearRule, RandomizedTreeRule, TreeRule
 from fairacq.filtering._weights import UnreachableTargetWarning, sampling_weights
@@ -151,6 +152,9 @@ class AlphaBetaProxy(Strategy):
         ``"reached"``, ``"no-split"`` or ``"max-depth"``.
     history_ : list of dict
         One entry per accepted split: leaf, hull distance, game iterations, duality gap.
+    trace_ : Trace
+        One row: labelled rows used (``cost``), ``alpha``, ``beta``, ``n_values``,
+        ``hull_distance``, ``n_splits`` and ``stop_reason``; the parameters in its metadata.
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
@@ -381,6 +385,17 @@ class AlphaBetaProxy(Strategy):
         self.hull_distance_ = dist
         self.stop_reason_ = stop
         self.history_ = history
+        self.trace_ = fit_trace(
+            self,
+            self.fitted_.method,
+            n_rows=n,
+            alpha=self.alpha_,
+            beta=self.beta_,
+            n_values=len(r_hat),
+            hull_distance=float(dist),
+            n_splits=len(history),
+            stop_reason=stop,
+        )
         if dist >= self.tol:
             warnings.warn(
                 f"{where}: the tree stopped ({stop}) at hull distance {dist:.4g} >= tol "

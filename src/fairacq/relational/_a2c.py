@@ -14,14 +14,14 @@ The paper's workers run asynchronously (A3C). Here ``n_envs`` environments are s
 in one process and their segments form one synchronous batched update (A2C): on 2 cores the
 reward evaluation (weight learning and MAP inference) dominates, and a single process keeps the
 run deterministic for a fixed seed and cheap to checkpoint. A checkpoint (torch state dicts in
-``agent.pt`` plus ``agent.json``, both written atomically) taken between updates resumes to
-exactly the run that was not interrupted.
+``agent.pt``, read back with ``weights_only=True``, plus ``agent.json``) taken between updates
+resumes to exactly the run that was not interrupted; :class:`~fairacq.relational.FairA3SL`
+keeps both inside its checkpoint folder, beside the trace.
 """
 
 from __future__ import annotations
 
 import math
-import pickle
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -33,7 +33,8 @@ import pandas as pd
 import torch
 from torch import nn
 
-from fairacq._io import atomic_path, read_json, write_json
+from fairacq._checkpoint import load_tensors, save_tensors
+from fairacq._io import read_json, write_json
 from fairacq._random import derive_int_seed
 from fairacq.exceptions import CorruptFileError, InvalidParameterError
 from fairacq.relational._clause_env import Clause, ClauseEnv, ClauseScorer, ClauseSpace
@@ -318,6 +319,20 @@ class A2CAgent:
             "value_loss": float(value_loss.detach()),
         }
 
+    def train_step(self) -> dict[str, Any]:
+        """Apply one update (``t_max`` steps of every environment); return its statistics.
+
+        Returns
+        -------
+        dict
+            ``policy_loss``, ``value_loss`` and ``episodes``: the history rows of the
+            episodes that finished during the update.
+        """
+        before = len(self._history)
+        stats: dict[str, Any] = dict(self._segment())
+        stats["episodes"] = [dict(row) for row in self._history[before:]]
+        return stats
+
     def train(
         self,
         n_episodes: int,
@@ -386,14 +401,15 @@ class A2CAgent:
         """Write ``agent.pt`` (torch state) and ``agent.json`` (progress) atomically."""
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
-        tensors = {
-            "net": self.net.state_dict(),
-            "optimizer": self.optimizer.state_dict(),
-            "generator": self._gen.get_state(),
-            "hidden": self._h,
-        }
-        with atomic_path(out / "agent.pt") as tmp:
-            torch.save(tensors, tmp)
+        save_tensors(
+            {
+                "net": self.net.state_dict(),
+                "optimizer": self.optimizer.state_dict(),
+                "generator": self._gen.get_state(),
+                "hidden": self._h,
+            },
+            out / "agent.pt",
+        )
         write_json(
             out / "agent.json",
             {
@@ -415,35 +431,54 @@ class A2CAgent:
     @classmethod
     def load(cls, directory: str | Path, space: ClauseSpace, scorer: ClauseScorer) -> A2CAgent:
         """Restore an agent saved by :meth:`save` (same space; any scorer)."""
-        src = Path(directory)
-        meta = read_json(src / "agent.json")
-        if meta.get("action_names") != space.action_names():
-            raise CorruptFileError(
-                f"{src / 'agent.json'}: saved for actions {meta.get('action_names')}, but the "
-                f"space has {space.action_names()}. Load with the space it was trained on."
-            )
-        try:
-            tensors = torch.load(src / "agent.pt", weights_only=True)
-        except (RuntimeError, OSError, EOFError, pickle.UnpicklingError) as exc:
-            raise CorruptFileError(
-                f"{src / 'agent.pt'} cannot be read ({exc}). Delete the checkpoint and retrain."
-            ) from exc
+        meta = _read_meta(Path(directory), space)
         agent = cls(space, scorer, A2CConfig(**meta["config"]), random_state=0)
-        agent.net.load_state_dict(tensors["net"])
-        agent.optimizer.load_state_dict(tensors["optimizer"])
-        agent._gen.set_state(tensors["generator"])
-        agent._h = tensors["hidden"]
-        for env, tokens in zip(agent.envs, meta["tokens"], strict=True):
+        agent.load_state(directory)
+        return agent
+
+    def load_state(self, directory: str | Path) -> None:
+        """Load the state :meth:`save` wrote into this agent (same space and config).
+
+        Raises
+        ------
+        CorruptFileError
+            If the files are unreadable, or were saved for other actions or another config.
+        """
+        src = Path(directory)
+        meta = _read_meta(src, self.space)
+        if A2CConfig(**meta["config"]) != self.config:
+            raise CorruptFileError(
+                f"{src / 'agent.json'}: saved with {meta['config']}, not "
+                f"{asdict(self.config)}. Resume with the agent options that wrote it."
+            )
+        tensors = load_tensors(src / "agent.pt")
+        self.net.load_state_dict(tensors["net"])
+        self.optimizer.load_state_dict(tensors["optimizer"])
+        self._gen.set_state(tensors["generator"])
+        self._h = tensors["hidden"]
+        self.envs = [ClauseEnv(self.space, self.scorer) for _ in range(self.config.n_envs)]
+        for env, tokens in zip(self.envs, meta["tokens"], strict=True):
             for token in tokens:
                 env.step(int(token))
-        agent._stats = _RunningStats(**meta["stats"])
+        self._stats = _RunningStats(**meta["stats"])
         best = meta["best_reward"]
-        agent.best_reward = -math.inf if best is None else float(best)
-        agent.best_clauses = tuple(
-            Clause(space.literal_of(ids[0]), tuple(space.literal_of(i) for i in ids[1:]))
+        self.best_reward = -math.inf if best is None else float(best)
+        self.best_clauses = tuple(
+            Clause(self.space.literal_of(ids[0]), tuple(self.space.literal_of(i) for i in ids[1:]))
             for ids in meta["best_clauses"]
         )
-        agent.n_episodes = int(meta["n_episodes"])
-        agent.n_updates = int(meta["n_updates"])
-        agent._history = list(meta["history"])
-        return agent
+        self.n_episodes = int(meta["n_episodes"])
+        self.n_updates = int(meta["n_updates"])
+        self._history = list(meta["history"])
+
+
+def _read_meta(src: Path, space: ClauseSpace) -> dict[str, Any]:
+    """Read ``agent.json`` and check that it was saved for ``space``'s actions."""
+    meta = read_json(src / "agent.json")
+    if not isinstance(meta, dict) or meta.get("action_names") != space.action_names():
+        saved = meta.get("action_names") if isinstance(meta, dict) else None
+        raise CorruptFileError(
+            f"{src / 'agent.json'}: saved for actions {saved}, but the "
+            f"space has {space.action_names()}. Load with the space it was trained on."
+        )
+    return meta

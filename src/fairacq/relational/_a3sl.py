@@ -21,6 +21,7 @@ Variants (§5.1): ``"sensitive"`` (Sensitive-A3SL: no constraints, no priors), `
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -30,7 +31,17 @@ import numpy as np
 import pandas as pd
 
 from fairacq._base import Strategy
-from fairacq._random import spawn_seeds
+from fairacq._callbacks import Callback, CheckpointCallback
+from fairacq._checkpoint import (
+    check_checkpoint_folder,
+    is_checkpoint_folder,
+    resolve_checkpoint,
+    write_checkpoint,
+)
+from fairacq._deps import require
+from fairacq._loop import RunLoop, run_loop
+from fairacq._random import child_seeds
+from fairacq._trace import Trace
 from fairacq._validation import Interval, Options
 from fairacq.exceptions import InvalidDataError, NotFittedError
 from fairacq.relational._clause_env import (
@@ -127,7 +138,11 @@ class FairA3SL(Strategy):
     scorer : callable or None, default=None
         Replaces the reward (``clauses -> float``); for experiments with other utilities.
     checkpoint : str or None, default=None
-        Directory for agent checkpoints.
+        Checkpoint folder written every ``checkpoint_every`` updates and at the end (the
+        trace, ``agent.pt`` and ``agent.json``); resume with ``fit(data,
+        continue_from=checkpoint)``. A shorthand kept for compatibility:
+        ``fit(..., callbacks=[CheckpointCallback(path, every=k)])`` is the way, shared with
+        every fairacq strategy (the folders are the same).
     checkpoint_every : int, default=0
         Updates between checkpoints (0: only at the end).
     failure_reward : float or None, default=None
@@ -167,6 +182,9 @@ class FairA3SL(Strategy):
         seconds``); ``None`` without ``refine_seconds``.
     history_ : pandas.DataFrame
         One row per episode: ``episode, env, update, reward, n_clauses, clauses, seconds``.
+    trace_ : Trace
+        One row per actor-critic update: ``update``, ``episodes`` (also the ``cost``),
+        ``new_episodes``, their ``mean_reward``, the ``best_reward`` so far and the losses.
     space_ : ClauseSpace
     scorer_ : callable
     agent_ : A2CAgent
@@ -332,60 +350,75 @@ class FairA3SL(Strategy):
         return A2CConfig(**opts)
 
     # ------------------------------------------------------------------ fit / predict
-    def fit(self, data: RelationalData, *, continue_from: str | Path | None = None) -> FairA3SL:
+    def fit(
+        self,
+        data: RelationalData,
+        *,
+        continue_from: Trace | str | os.PathLike[str] | None = None,
+        callbacks: Sequence[Callback] = (),
+    ) -> FairA3SL:
         """Learn a clause list on the training ``data``.
+
+        The agent's training runs on fairacq's shared loop: each step is one actor-critic
+        update (``t_max`` steps of every environment), recorded as one row of
+        :attr:`trace_`. A run stopped on the way resumes exactly::
+
+            FairA3SL(...).fit(data, callbacks=[CheckpointCallback("ck", every=10)])
+            FairA3SL(...).fit(data, continue_from="ck")  # equals the uninterrupted fit
+
+        The checkpoint is the folder ``ck/``: ``trace.parquet`` + ``trace.json`` (the updates
+        so far and the root seed), ``agent.pt`` (policy and value networks, optimiser,
+        random stream and recurrent state, tensors only: read back with
+        ``torch.load(weights_only=True)``) and ``agent.json`` (the environments' partial
+        lists, reward statistics, best list and episode history).
 
         Parameters
         ----------
         data : RelationalData
             Training observations, targets, truth and fairness groups.
-        continue_from : path-like, optional
-            Checkpoint directory of an earlier run (same data and parameters) to resume;
-            training continues until ``n_episodes`` episodes in total.
+        continue_from : Trace, path-like, optional
+            The checkpoint folder of an earlier run with the same data and parameters (or
+            ``Trace.load(folder)``); training continues until ``n_episodes`` episodes in
+            total. A folder holding only ``agent.pt`` + ``agent.json`` (what ``checkpoint=``
+            wrote before checkpoints held a trace) still resumes the agent; the trace then
+            starts at the loaded agent.
+        callbacks : sequence of callables, default=()
+            Called after each update with the :class:`~fairacq.TraceRecorder`, e.g.
+            :class:`~fairacq.CheckpointCallback`; one returning ``False`` stops training.
 
         Returns
         -------
         FairA3SL
             ``self``.
         """
-        from fairacq.relational._a2c import A2CAgent
-
         self._validate_params()
-        agent_seed, scorer_seed, refine_seed = spawn_seeds(self.random_state, 3)
-        space = self._space(data)
-        scorer: ClauseScorer
-        if self.scorer is not None:
-            scorer = self.scorer
-        else:
-            config = self.utility_config()
-            failure = self.failure_reward
-            if failure is None:
-                failure = {"auc": 0.0, "neg_mse": -1.0}.get(config.utility, -100.0)
-            scorer = StructureScorer(
-                data,
-                space,
-                config,
-                failure_reward=float(failure),
-                target=self.target,
-                weight_learning=self.weight_learning,
-                map_options=self.map_options,
-                random_state=scorer_seed,
-            )
-        if continue_from is not None:
-            agent = A2CAgent.load(continue_from, space, scorer)
-        else:
-            agent = A2CAgent(space, scorer, self._agent_config(), random_state=agent_seed)
-        deadline = None if self.max_seconds is None else time.perf_counter() + self.max_seconds
-
-        def in_time(agent: A2CAgent) -> bool:
-            return deadline is None or agent.n_episodes == 0 or time.perf_counter() < deadline
-
-        agent.train(
-            self.n_episodes,
-            checkpoint=self.checkpoint,
-            checkpoint_every=self.checkpoint_every,
-            callback=in_time,
+        steps = list(callbacks)
+        checkpoint = None if self.checkpoint is None else Path(self.checkpoint)
+        if checkpoint is not None:
+            check_checkpoint_folder(resolve_checkpoint(checkpoint))
+            if self.checkpoint_every:
+                steps.append(CheckpointCallback(checkpoint, every=self.checkpoint_every))
+        agent_dir = None
+        if (
+            continue_from is not None
+            and not isinstance(continue_from, Trace)
+            and not is_checkpoint_folder(resolve_checkpoint(continue_from))
+            and (Path(continue_from) / "agent.json").exists()
+        ):
+            agent_dir, continue_from = Path(continue_from), None
+        loop = _A3SLLoop(self, data, agent_dir)
+        result = run_loop(
+            loop,
+            method="fair-a3sl",
+            config=_json_config(self.get_params(deep=False)),
+            random_state=self.random_state,
+            continue_from=continue_from,
+            callbacks=steps,
         )
+        if checkpoint is not None:
+            write_checkpoint(checkpoint, result.trace, loop.write_state)
+        agent, scorer, space = loop.agent, loop.scorer, loop.space
+        self.trace_: Trace = result.trace
         self.space_ = space
         self.scorer_ = scorer
         self.agent_: A2CAgent = agent
@@ -401,7 +434,7 @@ class FairA3SL(Strategy):
                 scorer,
                 candidates=enumerate_clauses(space, self.refine_literals),
                 max_seconds=float(self.refine_seconds),
-                random_state=refine_seed,
+                random_state=loop.refine_seed,
             )
             self.best_clauses_, self.best_reward_ = refined.clauses, refined.reward
             self.refine_history_ = refined.history
@@ -413,6 +446,25 @@ class FairA3SL(Strategy):
         )
         self.history_ = agent.history()
         return self
+
+    def _scorer(self, data: RelationalData, space: ClauseSpace, seed: Any) -> ClauseScorer:
+        """Return the reward of a clause list: ``scorer`` or the preset's StructureScorer."""
+        if self.scorer is not None:
+            return self.scorer
+        config = self.utility_config()
+        failure = self.failure_reward
+        if failure is None:
+            failure = {"auc": 0.0, "neg_mse": -1.0}.get(config.utility, -100.0)
+        return StructureScorer(
+            data,
+            space,
+            config,
+            failure_reward=float(failure),
+            target=self.target,
+            weight_learning=self.weight_learning,
+            map_options=self.map_options,
+            random_state=seed,
+        )
 
     @staticmethod
     def _rules(scorer: ClauseScorer, space: ClauseSpace, clauses: tuple[Clause, ...]) -> list[str]:
@@ -460,3 +512,76 @@ class FairA3SL(Strategy):
         frame: pd.DataFrame = result.to_frame(model)
         frame["value"] = np.clip(frame["value"].to_numpy(dtype=np.float64), 0.0, 1.0)
         return frame
+
+
+class _A3SLLoop(RunLoop):
+    """The agent's training in :meth:`FairA3SL.fit` as a :class:`~fairacq._loop.RunLoop`.
+
+    One step is one actor-critic update. The streams are the root seed's children 0-2 (the
+    agent, weight learning in the reward, the refinement), the same as
+    ``spawn_seeds(random_state, 3)``. The agent's networks and progress travel in the
+    checkpoint folder (``agent.pt`` + ``agent.json``).
+    """
+
+    def __init__(self, learner: FairA3SL, data: RelationalData, agent_dir: Path | None) -> None:
+        self.learner = learner
+        self.data = data
+        self.agent_dir = agent_dir
+
+    def start(self, root: np.random.SeedSequence) -> None:
+        from fairacq.relational._a2c import A2CAgent
+
+        learner = self.learner
+        agent_seed, scorer_seed, self.refine_seed = child_seeds(root, 3)
+        self.space = learner._space(self.data)
+        self.scorer = learner._scorer(self.data, self.space, scorer_seed)
+        if self.agent_dir is not None:
+            self.agent = A2CAgent.load(self.agent_dir, self.space, self.scorer)
+        else:
+            self.agent = A2CAgent(
+                self.space, self.scorer, learner._agent_config(), random_state=agent_seed
+            )
+        torch = require("torch", purpose="Fair-A3SL's agent")
+        torch.set_num_threads(1)
+        seconds = learner.max_seconds
+        self.deadline = None if seconds is None else time.perf_counter() + seconds
+        return None
+
+    def read_state(self, folder: Path) -> None:
+        self.agent.load_state(folder)
+
+    def stop_reason(self) -> str | None:
+        agent = self.agent
+        if agent.n_episodes >= self.learner.n_episodes:
+            return "n_episodes"
+        if self.deadline is not None and agent.n_episodes and time.perf_counter() >= self.deadline:
+            return "max_seconds"
+        return None
+
+    def step(self, index: int) -> dict[str, Any]:
+        stats = self.agent.train_step()
+        rewards = [float(e["reward"]) for e in stats["episodes"]]
+        agent = self.agent
+        return {
+            "cost": float(agent.n_episodes),
+            "update": agent.n_updates,
+            "episodes": agent.n_episodes,
+            "new_episodes": len(rewards),
+            "mean_reward": float(np.mean(rewards)) if rewards else float("nan"),
+            "best_reward": float(agent.best_reward),
+            "policy_loss": stats["policy_loss"],
+            "value_loss": stats["value_loss"],
+        }
+
+    def write_state(self, folder: Path) -> None:
+        self.agent.save(folder)
+
+
+def _json_config(params: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the parameters for a trace, a callable by its qualified name (no address)."""
+    out: dict[str, Any] = {}
+    for key, value in params.items():
+        if callable(value):
+            value = f"{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', '')}"
+        out[key] = value
+    return out

@@ -3,8 +3,9 @@
 :func:`plot_traces` draws any metric against cumulative cost, one line per method with the
 mean and one standard deviation over trials and the paper's value as a dashed line;
 :func:`write_summary` writes ``summary.md`` (ours beside the paper's numbers) and the tidy
-``summary.json``. This is the only package that imports matplotlib; it draws on figures
-that need no GUI backend, so it works on machines without a screen.
+``summary.json``. It draws on figures that need no GUI backend, so it works on machines
+without a screen; the line plot itself is the kernel's (``fairacq._plot``, which
+:meth:`fairacq.Trace.plot` uses too).
 """
 
 from fairacq.reporting._pareto_plot import plot_median_band, plot_pareto_fronts
