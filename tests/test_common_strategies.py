@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fairacq import Trace
 from fairacq._base import Strategy
 from fairacq.acquisition import (
     Acquirer,
@@ -63,21 +64,6 @@ BASES: dict[type[Strategy], str] = {
     # The group-sampling loop; `_choose` is left to the subclasses.
     GroupSampler: "base of the samplers",
 }
-
-
-def _pending(name: str, checks: tuple[str, ...]) -> dict[str, str]:
-    """Mark ``checks`` as waiting for the trace/resume API of ``name`` (another branch)."""
-    return dict.fromkeys(checks, f"resume API for {name} not merged yet")
-
-
-#: Checks that read ``trace_``, and the interrupt-then-resume check.
-TRACE_CHECKS = (
-    "check_same_seed_same_trace",
-    "check_other_seed_other_trace",
-    "check_trace_save_load",
-    "check_trace_pickle",
-)
-RESUME_CHECKS = ("check_resume_equals_uninterrupted",)
 
 
 # -- acquisition: pool-based acquirers ----------------------------------------------------
@@ -188,7 +174,6 @@ DADI_SPEC = Spec(
     decisions=_dadi_decisions,
     save_load=_dadi_save_load,
     predict=_dadi_predictions,
-    xfail=_pending("DADI", TRACE_CHECKS + RESUME_CHECKS),
 )
 
 
@@ -252,6 +237,8 @@ def _filter_proxy() -> FittedProxy:
 def _run_filter(strategy: Any, **resume: Any) -> list[list[int]]:
     X, s = _proxy_data()
     chunks = [(X.iloc[i : i + 50], s[i : i + 50]) for i in range(0, len(X), 50)]
+    if resume.get("continue_from") is not None:  # the caller passes the chunks that follow
+        chunks = chunks[len(Trace.load(resume["continue_from"])) :]
     return [list(frame.index) for frame in strategy.filter_stream(chunks, **resume)]
 
 
@@ -261,10 +248,9 @@ FILTER_SPEC = Spec(
     make=lambda: BalancedFilter(proxy=_filter_proxy(), random_state=0),
     run=_run_filter,
     decisions=lambda strategy, output: output,
-    # The stream is given again whole on resuming: the chunks in the checkpoint are skipped,
-    # and only the later chunks' admitted rows come out (one trace row per chunk).
+    # On resuming the caller passes the chunks after the checkpoint, and only their admitted
+    # rows come out (one trace row per chunk).
     resume_tail=True,
-    xfail=_pending("BalancedFilter", RESUME_CHECKS),
 )
 
 
@@ -320,8 +306,7 @@ A3SL_SPEC = Spec(
     ),
     run=_run_a3sl,
     decisions=_a3sl_decisions,
-    # FairA3SL has no save/load of its own: its agent's checkpoint is the resume mechanism.
-    xfail=_pending("FairA3SL", TRACE_CHECKS + RESUME_CHECKS),
+    # FairA3SL has no save/load of its own: its checkpoint folder is the resume mechanism.
 )
 
 

@@ -12,13 +12,8 @@ import pytest
 
 grimp = pytest.importorskip("grimp")  # installed with import-linter (the dev extra)
 
-#: Edges allowed to close a cycle, each with its reason. Nothing else may be added here.
-KNOWN_CYCLE_EDGES = {
-    # Trace.plot() imports fairacq.reporting inside the method while reporting imports
-    # fairacq._trace; this pair is being removed separately (see the layers contract's
-    # ignore_imports in pyproject.toml).
-    ("fairacq._trace", "fairacq.reporting"),
-}
+#: Edges allowed to close a cycle, each with its reason. None today; keep it that way.
+KNOWN_CYCLE_EDGES: set[tuple[str, str]] = set()
 
 
 def strongly_connected(graph: grimp.ImportGraph) -> list[list[str]]:

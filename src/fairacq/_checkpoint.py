@@ -22,12 +22,9 @@ import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from fairacq.exceptions import CorruptFileError, InvalidParameterError
-
-if TYPE_CHECKING:
-    from fairacq._trace import Trace
 
 __all__ = [
     "TRACE_NAME",
@@ -75,8 +72,15 @@ def resolve_checkpoint(path: str | os.PathLike[str]) -> Path:
     return previous if is_checkpoint_folder(previous) else final
 
 
+class _SavesItself(Protocol):
+    """What a checkpoint needs of a :class:`~fairacq.Trace`: to save itself."""
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the trace at ``path``."""
+
+
 def write_checkpoint(
-    path: str | os.PathLike[str], trace: Trace, writer: StateWriter | None = None
+    path: str | os.PathLike[str], trace: _SavesItself, writer: StateWriter | None = None
 ) -> Path:
     """Write ``trace`` and the strategy's files (``writer``) as the checkpoint folder ``path``.
 

@@ -8,7 +8,7 @@ plot, through :func:`fairacq._deps.require`, so importing the kernel does not lo
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 import pandas as pd
@@ -19,9 +19,14 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from fairacq._trace import Trace
-
 __all__ = ["aggregate_traces", "new_figure", "plot_traces"]
+
+
+class Trace(Protocol):
+    """What plotting needs of a :class:`fairacq.Trace`: its steps as a DataFrame."""
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return the steps."""
 
 
 def aggregate_traces(traces: Sequence[Trace], metric: str, *, x: str = "cost") -> pd.DataFrame:
