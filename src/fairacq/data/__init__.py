@@ -6,11 +6,21 @@ with :func:`load_dataset` (:func:`list_datasets` shows what exists and where it 
 Adult, COMPAS, German credit and Bank Marketing are bundled, the rest are read from
 :func:`data_dir` and fetched with :func:`fetch_dataset`). :mod:`fairacq.data.synthetic`
 holds the papers' generators, the ``split_*`` functions the papers' train/test/pool splits,
-and :func:`load_toy` a tiny dataset for examples.
+and :func:`load_toy` a tiny dataset for examples. :func:`read_table` reads a user's Parquet or
+CSV file (one error shape for a missing, empty, corrupt or unsupported file),
+:func:`read_dataset` reads one as a :class:`FairDataset` and :func:`write_table` writes one.
 """
 
 from fairacq.data import splits, synthetic
 from fairacq.data._dataset import FairDataset, encode_groups
+from fairacq.data._table import (
+    TABLE_SUFFIXES,
+    check_table_file,
+    dataset_from_frame,
+    read_dataset,
+    read_table,
+    write_table,
+)
 from fairacq.data._toy import load_toy
 from fairacq.data._transform import standardize
 from fairacq.data.loaders import (
@@ -46,6 +56,7 @@ from fairacq.data.splits import (
 )
 
 __all__ = [
+    "TABLE_SUFFIXES",
     "DataSiftSplit",
     "DatasetInfo",
     "DatasetNotFoundError",
@@ -54,7 +65,9 @@ __all__ = [
     "TrainTestSplit",
     "TrainValTestSplit",
     "cache_dir",
+    "check_table_file",
     "data_dir",
+    "dataset_from_frame",
     "dataset_info",
     "encode_groups",
     "fetch_dataset",
@@ -73,10 +86,13 @@ __all__ = [
     "load_taiwan_credit",
     "load_toy",
     "one_hot_encode",
+    "read_dataset",
+    "read_table",
     "split_dadi",
     "split_datasift",
     "split_filtering",
     "splits",
     "standardize",
     "synthetic",
+    "write_table",
 ]
