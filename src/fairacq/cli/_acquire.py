@@ -99,8 +99,6 @@ def acquire_cmd(
     whose workers read the file themselves (same path on every worker). A CSV pool is read
     into memory.
     """
-    import numpy as np
-
     from fairacq._io import check_output_dir
     from fairacq.acquisition import DaskChunkExecutor, make_acquirer, make_chunk_executor
     from fairacq.reporting import write_run
@@ -122,7 +120,7 @@ def acquire_cmd(
             dataset, sensitive, bias, seed, pool, train, val, test,
             label, sensitive_column, cost_column, chunk_rows,
         )  # fmt: skip
-        total = float(np.sum(costs)) if costs is not None else float(len(pool_ds))
+        total = float(costs.sum()) if costs is not None else float(len(pool_ds))
         n_budget = _size(budget, total, "budget")
         acquirer = make_acquirer(
             method,
