@@ -12,7 +12,8 @@ time (what ``/usr/bin/time -f %U+%S`` reports), wall the elapsed time, both the 
 - ``acquire``: DataSift-Inf on Adult with quick settings (2% of the pool, batches of half of
   it).
 
-``--src DIR`` times another checkout's ``src`` (e.g. before a change). Prints a table and
+``--baseline DIR`` also times another checkout's ``src`` (e.g. before a change), its runs
+interleaved with this checkout's so that both see the same machine load. Prints a table and
 writes ``benchmarks/out/startup.json``.
 """
 
@@ -86,11 +87,12 @@ def run(args: list[str], env: dict[str, str]) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per command")
-    parser.add_argument("--src", type=Path, default=None, help="another checkout's src")
+    parser.add_argument("--baseline", type=Path, default=None, help="another checkout's src")
     args = parser.parse_args()
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
-    if args.src is not None:
-        env["PYTHONPATH"] = str(args.src.resolve())
+    sources = {"this checkout": env}
+    if args.baseline is not None:
+        sources[f"baseline {args.baseline}"] = {**env, "PYTHONPATH": str(args.baseline.resolve())}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         rules, data = write_paper_review(root / "paper-review")
@@ -108,23 +110,28 @@ def main() -> None:
         }  # fmt: skip
         rows = []
         for name, cmd in commands.items():
-            run(cmd, env)  # warm-up
-            times = [run(cmd, env) for _ in range(args.repeat)]
-            cpu = [t[0] for t in times]
-            wall = [t[1] for t in times]
-            rows.append(
-                {
-                    "command": name,
-                    "cpu_s": statistics.median(cpu),
-                    "cpu_min_s": min(cpu),
-                    "wall_s": statistics.median(wall),
-                    "wall_min_s": min(wall),
-                    "repeat": args.repeat,
-                    "load_avg_1min": round(os.getloadavg()[0], 2),
-                    "src": str(args.src) if args.src is not None else "this checkout",
-                }
-            )
-    report("startup" if args.src is None else "startup-src", rows)
+            times: dict[str, list[tuple[float, float]]] = {src: [] for src in sources}
+            for src_env in sources.values():
+                run(cmd, src_env)  # warm-up
+            for _ in range(args.repeat):
+                for src, src_env in sources.items():
+                    times[src].append(run(cmd, src_env))
+            for src, pairs in times.items():
+                cpu = [t[0] for t in pairs]
+                wall = [t[1] for t in pairs]
+                rows.append(
+                    {
+                        "command": name,
+                        "src": src,
+                        "cpu_s": statistics.median(cpu),
+                        "cpu_min_s": min(cpu),
+                        "wall_s": statistics.median(wall),
+                        "wall_min_s": min(wall),
+                        "repeat": args.repeat,
+                        "load_avg_1min": round(os.getloadavg()[0], 2),
+                    }
+                )
+    report("startup", rows)
 
 
 if __name__ == "__main__":
