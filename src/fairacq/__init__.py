@@ -14,10 +14,12 @@ Shared layers: :mod:`fairacq.data` (:class:`FairDataset`, loaders, splits, gener
 :mod:`fairacq.experiments`. Every run returns a :class:`Trace`.
 """
 
-from fairacq._callbacks import CheckpointCallback
-from fairacq._trace import Trace, TraceRecorder
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fairacq._lazy import lazy_exports as _lazy_exports
 from fairacq._version import __version__
-from fairacq.data import FairDataset
 from fairacq.exceptions import (
     BudgetError,
     CorruptFileError,
@@ -29,6 +31,11 @@ from fairacq.exceptions import (
     ResourceLimitError,
     UnknownNameError,
 )
+
+if TYPE_CHECKING:
+    from fairacq._callbacks import CheckpointCallback
+    from fairacq._trace import Trace, TraceRecorder
+    from fairacq.data import FairDataset
 
 __all__ = [
     "BudgetError",
@@ -46,3 +53,13 @@ __all__ = [
     "UnknownNameError",
     "__version__",
 ]
+
+# Importing fairacq stays cheap (no pandas): these load on first access.
+_LAZY = {
+    "CheckpointCallback": "fairacq._callbacks",
+    "FairDataset": "fairacq.data",
+    "Trace": "fairacq._trace",
+    "TraceRecorder": "fairacq._trace",
+}
+
+__getattr__, __dir__ = _lazy_exports(__name__, _LAZY, __all__)

@@ -1,4 +1,4 @@
-"""Atomic file writes and checksums.
+"""Atomic file writes, checksums and checks of output paths.
 
 A file is written to a temporary sibling, flushed to disk and moved into place with
 :func:`os.replace`, so a crash never leaves a half-written result behind. A temporary file
@@ -18,9 +18,117 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from fairacq.exceptions import CorruptFileError
+from fairacq.exceptions import CorruptFileError, InvalidParameterError
 
-__all__ = ["atomic_path", "atomic_write", "read_json", "sha256_file", "write_json"]
+__all__ = [
+    "atomic_path",
+    "atomic_write",
+    "check_output_dir",
+    "check_output_file",
+    "read_json",
+    "sha256_file",
+    "write_json",
+]
+
+
+def _label(path: Path, option: str | None) -> str:
+    return f"{option} {path}" if option else str(path)
+
+
+def _blocked_parent(path: Path) -> Path | None:
+    """Return the nearest existing ancestor of ``path`` if it is not a directory."""
+    for parent in path.parents:
+        if parent.exists():
+            return None if parent.is_dir() else parent
+    return None
+
+
+def check_output_dir(path: str | os.PathLike[str], *, option: str | None = None) -> Path:
+    """Check, before any work, that ``path`` can be an output directory; return it.
+
+    It may exist (as a directory) or not; nothing is created.
+
+    Parameters
+    ----------
+    path : path-like
+        The directory.
+    option : str or None, default=None
+        The command-line option that named it (``"--out"``), quoted in the error.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``path`` or one of its parents is an existing file (one line, with the fix).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "notes.txt"
+    >>> _ = f.write_text("x")
+    >>> check_output_dir(f.parent / "run").name
+    'run'
+    >>> try:
+    ...     check_output_dir(f, option="--out")
+    ... except InvalidParameterError as exc:
+    ...     print(str(exc).split(" is ")[1][:16])
+    an existing file
+    """
+    out = Path(path)
+    if out.exists() and not out.is_dir():
+        raise InvalidParameterError(
+            f"{_label(out, option)} is an existing file, but an output folder is needed. "
+            "Pass a new or existing folder."
+        )
+    blocked = _blocked_parent(out)
+    if blocked is not None:
+        raise InvalidParameterError(
+            f"{_label(out, option)}: {blocked} is a file, so no folder can be made inside it. "
+            "Pass a folder whose parents are folders."
+        )
+    return out
+
+
+def check_output_file(
+    path: str | os.PathLike[str],
+    *,
+    option: str | None = None,
+    suffixes: tuple[str, ...] | None = None,
+) -> Path:
+    """Check, before any work, that ``path`` can be an output file; return it.
+
+    Parameters
+    ----------
+    path : path-like
+        The file (it may exist: it is replaced).
+    option : str or None, default=None
+        The command-line option that named it, quoted in the error.
+    suffixes : tuple of str or None, default=None
+        Accepted endings (e.g. ``(".parquet", ".csv")``); ``None`` accepts any.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``path`` is an existing directory, a parent is a file, or its ending is not
+        one of ``suffixes`` (one line, with the fix).
+    """
+    out = Path(path)
+    if out.is_dir():
+        raise InvalidParameterError(
+            f"{_label(out, option)} is an existing folder, but an output file is needed. "
+            "Pass a file name."
+        )
+    blocked = _blocked_parent(out)
+    if blocked is not None:
+        raise InvalidParameterError(
+            f"{_label(out, option)}: {blocked} is a file, so it cannot hold the output. "
+            "Pass a path inside a folder."
+        )
+    if suffixes is not None and not out.name.lower().endswith(suffixes):
+        raise InvalidParameterError(
+            f"{_label(out, option)}: unsupported file type. Pass a name ending in "
+            f"{' or '.join(suffixes)}."
+        )
+    return out
 
 
 @contextlib.contextmanager

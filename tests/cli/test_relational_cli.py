@@ -118,7 +118,8 @@ def test_learn_rejects_bad_input():
 
 
 @pytest.mark.slow
-def test_learn_paper_review_writes_rules_and_metrics(tmp_path, shared_data):
+@pytest.mark.needs_data("fair-a3sl/biasedPaperReview")
+def test_learn_paper_review_writes_rules_and_metrics(tmp_path):
     out = tmp_path / "learned"
     res = runner.invoke(
         app,

@@ -36,22 +36,19 @@ from fairacq.exceptions import (
     UnknownNameError,
 )
 
-SHARED = Path("/work/shared/datasets")
 FIXTURES = Path(__file__).parent / "fixtures"
 BUNDLED = Path(__file__).parents[2] / "src" / "fairacq" / "data" / "_bundled"
 
-needs_shared = pytest.mark.skipif(
-    not SHARED.is_dir(), reason=f"shared dataset folder {SHARED} is not available"
-)
+ACS_WY = "acs/2018/1-Year/psam_p56.csv.gz"
+needs_wyoming = pytest.mark.needs_data(ACS_WY)
 
 
 @pytest.fixture
-def shared_data(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    if not SHARED.is_dir():
-        pytest.skip(f"shared dataset folder {SHARED} is not available")
-    monkeypatch.setenv("FAIRACQ_DATA", str(SHARED))
+def shared_data(shared_data: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """The offline datasets (tests/conftest.py decides and skips), with a fresh cache."""
+    monkeypatch.setenv("FAIRACQ_DATA", str(shared_data))
     monkeypatch.setenv("FAIRACQ_CACHE", str(tmp_path / "cache"))
-    return SHARED
+    return shared_data
 
 
 def group_counts(ds: FairDataset) -> dict[str, int]:
@@ -421,6 +418,7 @@ def test_missing_local_file_message(
 # -- local data directory: the shared copies --------------------------------------------------
 
 
+@pytest.mark.needs_data("give-me-some-credit")
 def test_give_me_some_credit_shared(shared_data: Path) -> None:
     ds = load_give_me_some_credit()
     assert len(ds) == 150_000
@@ -431,6 +429,7 @@ def test_give_me_some_credit_shared(shared_data: Path) -> None:
     check_common(ds, sensitive_sources=["age"])
 
 
+@pytest.mark.needs_data("uci-credit-card-default")
 def test_taiwan_credit_shared(shared_data: Path) -> None:
     ds = load_taiwan_credit()
     assert len(ds) == 30_000
@@ -444,6 +443,7 @@ def test_taiwan_credit_shared(shared_data: Path) -> None:
     assert by_education.privileged is None
 
 
+@pytest.mark.needs_data("movielens-100k")
 def test_movielens_shared(shared_data: Path) -> None:
     raw = load_movielens_100k()
     assert raw.ratings.shape == (100_000, 4)
@@ -457,6 +457,7 @@ def test_movielens_shared(shared_data: Path) -> None:
     check_common(ds, sensitive_sources=["gender"])
 
 
+@needs_wyoming
 @pytest.mark.parametrize(
     ("task", "rows", "positive_rate", "groups"),
     [
@@ -477,6 +478,7 @@ def test_acs_wyoming(
     check_common(ds, sensitive_sources=["SEX", "RAC1P"])
 
 
+@needs_wyoming
 def test_acs_options(shared_data: Path) -> None:
     codes = load_acs("ACSIncome", one_hot=False, sensitive="race")
     assert codes.X.shape[1] == 8  # folktables' 10 features minus SEX and RAC1P
@@ -492,6 +494,7 @@ def test_acs_options(shared_data: Path) -> None:
         load_acs("ACSIncome", states=())
 
 
+@pytest.mark.needs_data(ACS_WY, "acs/2018/1-Year/psam_p50.csv.gz")
 def test_acs_state_column_follows_the_row_filter(shared_data: Path) -> None:
     both = load_acs("ACSIncome", states=("WY", "VT"))
     wy, vt = load_acs("ACSIncome", states=("WY",)), load_acs("ACSIncome", states=("VT",))
@@ -501,6 +504,7 @@ def test_acs_state_column_follows_the_row_filter(shared_data: Path) -> None:
     assert "ST" not in both.X.columns  # a grouping column, never a model feature
 
 
+@needs_wyoming
 def test_acs_missing_folktables(shared_data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def missing(module: str, *, purpose: str = "") -> object:
         raise MissingDependencyError(f"The optional dependency '{module}' is needed.")

@@ -19,7 +19,6 @@ from fairacq.data.loaders import (
 )
 from fairacq.exceptions import UnknownNameError
 
-SHARED = Path("/work/shared/datasets")
 FIXTURES = Path(__file__).parent / "fixtures"
 NAMES = [
     "adult",
@@ -115,9 +114,16 @@ def test_local_availability(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     assert not is_available_offline("acs-income", data_dir=FIXTURES)
 
 
-@pytest.mark.skipif(not SHARED.is_dir(), reason=f"{SHARED} is not available")
-def test_shared_folder_has_everything(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("FAIRACQ_DATA", str(SHARED))
+@pytest.mark.needs_data(
+    "give-me-some-credit/cs-training.csv.gz",
+    "uci-credit-card-default/raw/UCI_Credit_Card.csv.gz",
+    "movielens-100k",
+    "acs/2018/1-Year/psam_p56.csv.gz",
+)
+def test_shared_folder_has_everything(
+    shared_data: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("FAIRACQ_DATA", str(shared_data))
     monkeypatch.setenv("FAIRACQ_CACHE", str(tmp_path))
     assert all(is_available_offline(name) for name in NAMES)
     ds = load_dataset("acs-mobility")

@@ -453,10 +453,9 @@ def test_to_files_matches_authors_layout(tmp_path):
     assert value in {"0", "1"}
 
 
+@pytest.mark.needs_data("fair-a3sl/biasedPaperReview/bias1")
 def test_names_and_arities_match_the_authors_samples(shared_data: Path):
     folder = shared_data / "fair-a3sl" / "biasedPaperReview" / "bias1"
-    if not folder.is_dir():
-        pytest.skip("authors' paper-review samples not available")
     ours = make_paper_review(random_state=0)
     for path in sorted(folder.glob("*.txt")):
         name = path.stem

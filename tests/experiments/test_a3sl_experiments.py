@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,15 +18,8 @@ from fairacq.experiments.relational.a3sl import (
 )
 from fairacq.relational import load_compas_relational
 
-DATA = Path(os.environ.get("FAIRACQ_DATA", ""))
-needs_a3sl = pytest.mark.skipif(
-    not (DATA / "fair-a3sl" / "biasedPaperReview" / "bias2").is_dir(),
-    reason="the authors' paper-review samples are not in $FAIRACQ_DATA",
-)
-needs_movielens = pytest.mark.skipif(
-    not (DATA / "movielens-100k").is_dir(),
-    reason="MovieLens 100K is not in $FAIRACQ_DATA",
-)
+needs_a3sl = pytest.mark.needs_data("fair-a3sl/biasedPaperReview/bias2")
+needs_movielens = pytest.mark.needs_data("movielens-100k")
 
 
 def _value(result, method, metric):

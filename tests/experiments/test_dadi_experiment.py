@@ -152,6 +152,7 @@ def test_one_third_check() -> None:
     assert "Not testable" in verdict.detail
 
 
+@pytest.mark.needs_data("acs/2018/1-Year")
 def test_second_dataset_choice(shared_data, monkeypatch, tmp_path) -> None:
     name, sensitive, kwargs = resolve_second_dataset(DadiFig2SecondConfig.full())
     assert (name, sensitive) == ("acs-income", "sex")
@@ -165,7 +166,8 @@ def test_second_dataset_choice(shared_data, monkeypatch, tmp_path) -> None:
 
 
 @pytest.mark.slow
-def test_second_dataset_quick_end_to_end(shared_data, tmp_path) -> None:
+@pytest.mark.needs_data("acs/2018/1-Year")
+def test_second_dataset_quick_end_to_end(tmp_path) -> None:
     res = run_experiment("dadi-fig2-second", preset="quick", out_dir=tmp_path)
     assert res.meta["dataset"] == "acs-income"
     assert json.loads((tmp_path / "config.json").read_text())["config"]["set_elements"] == "hot"

@@ -66,6 +66,7 @@ def test_compas_quick_fair_psl_within_delta(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.needs_data("movielens-100k")
 def test_movielens_quick_baselines(tmp_path):
     res = run_experiment(
         "psl-movielens",

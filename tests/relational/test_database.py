@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -11,14 +9,13 @@ from fairacq.exceptions import CorruptFileError, InvalidDataError, InvalidParame
 from fairacq.relational import Database
 from fairacq.relational._database import _infer_arity
 
-BIAS1 = (
-    Path(__file__).resolve().parents[3]
-    / "shared"
-    / "datasets"
-    / "fair-a3sl"
-    / "biasedPaperReview"
-    / "bias1"
-)
+BIAS1 = "fair-a3sl/biasedPaperReview/bias1"
+
+
+@pytest.fixture
+def bias1(shared_data):
+    """The authors' first paper-review sample (under FAIRACQ_DATA)."""
+    return shared_data / BIAS1
 
 
 def small():
@@ -168,9 +165,9 @@ def test_infer_arity_heuristic():
     assert _infer_arity(frame({0: ["a", "b"], 1: ["2", "0"]})) == 2
 
 
-@pytest.mark.skipif(not BIAS1.is_dir(), reason="authors' paper-review samples not available")
-def test_from_csv_dir_reads_the_authors_sample():
-    db = Database.from_csv_dir(BIAS1, targets=["positiveSummary"])
+@pytest.mark.needs_data(BIAS1)
+def test_from_csv_dir_reads_the_authors_sample(bias1):
+    db = Database.from_csv_dir(bias1, targets=["positiveSummary"])
     assert db.n_targets == 98
     assert db.arity("positiveReviews") == 2
     assert db.arity("author") == 1
@@ -180,9 +177,9 @@ def test_from_csv_dir_reads_the_authors_sample():
     assert set(np.unique(db.truth_vector())) <= {0.0, 1.0}
     assert db.frame("positiveReviews")["value"].isin([0.0, 1.0]).all()
     with pytest.raises(CorruptFileError, match="no file for target"):
-        Database.from_csv_dir(BIAS1, targets=["highQuality"])
+        Database.from_csv_dir(bias1, targets=["highQuality"])
     with pytest.raises(InvalidParameterError, match="not a single string"):
-        Database.from_csv_dir(BIAS1, targets="positiveSummary")
+        Database.from_csv_dir(bias1, targets="positiveSummary")
 
 
 def test_argument_columns_of_any_dtype_become_their_str_values():

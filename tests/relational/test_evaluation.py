@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -31,12 +28,7 @@ from fairacq.relational import (
     summarise_folds,
 )
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"
-DATA = Path(os.environ.get("FAIRACQ_DATA", SHARED))
-needs_a3sl = pytest.mark.skipif(
-    not (DATA / "fair-a3sl" / "compas_5cv.tar.gz").is_file(),
-    reason=f"authors' COMPAS folds not in {DATA / 'fair-a3sl'}",
-)
+needs_a3sl = pytest.mark.needs_data("fair-a3sl/compas_5cv.tar.gz")
 
 unit = st.floats(0.0, 1.0, allow_nan=False)
 

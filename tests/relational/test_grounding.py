@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -21,14 +20,13 @@ from fairacq.relational import (
 )
 from fairacq.relational._rules import Atom, Comparison, Constant, Literal, Variable
 
-BIAS1 = (
-    Path(__file__).resolve().parents[3]
-    / "shared"
-    / "datasets"
-    / "fair-a3sl"
-    / "biasedPaperReview"
-    / "bias1"
-)
+BIAS1 = "fair-a3sl/biasedPaperReview/bias1"
+
+
+@pytest.fixture
+def bias1(shared_data):
+    """The authors' first paper-review sample (under FAIRACQ_DATA)."""
+    return shared_data / BIAS1
 
 
 def db_small():
@@ -377,9 +375,9 @@ def protected_papers(db):
     }
 
 
-@pytest.mark.skipif(not BIAS1.is_dir(), reason="authors' paper-review samples not available")
-def test_paper_review_sample_grounds_with_the_papers_rules():
-    base = Database.from_csv_dir(BIAS1, targets=["positiveSummary"])
+@pytest.mark.needs_data(BIAS1)
+def test_paper_review_sample_grounds_with_the_papers_rules(bias1):
+    base = Database.from_csv_dir(bias1, targets=["positiveSummary"])
     db = base.with_observations(protected_papers(base))
     model = ground(parse_rules(FAIR_PSL), db)
     assert model.n_variables == 98
@@ -394,7 +392,7 @@ def test_paper_review_sample_grounds_with_the_papers_rules():
     truth = db.truth_vector()
     assert np.isfinite(model.objective(truth))
 
-    collective = Database.from_csv_dir(BIAS1, targets=["positiveSummary", "positiveReviews"])
+    collective = Database.from_csv_dir(bias1, targets=["positiveSummary", "positiveReviews"])
     model2 = ground(parse_rules(TABLE3), collective)
     assert model2.n_variables == 98 + 196
     assert model2.n_rules == 6
@@ -419,13 +417,13 @@ positiveSummary(+P1) / |P1| - positiveSummary(+P2) / |P2| <= 0.05 .
 """
 
 
-@pytest.mark.skipif(not BIAS1.is_dir(), reason="authors' paper-review samples not available")
+@pytest.mark.needs_data(BIAS1)
 @pytest.mark.skipif(psl_unavailable() is not None, reason="pslpython or Java unavailable")
-def test_grounding_matches_real_psl_on_paper_review():
+def test_grounding_matches_real_psl_on_paper_review(bias1):
     from fairacq.relational import exact_map
     from fairacq.relational._pslpython_bridge import run_psl
 
-    base = Database.from_csv_dir(BIAS1, targets=["positiveSummary"])
+    base = Database.from_csv_dir(bias1, targets=["positiveSummary"])
     db = base.with_observations(protected_papers(base))
     rules = parse_rules(COMBO)
     model = ground(rules, db)

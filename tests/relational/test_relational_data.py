@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
+import functools
 
 import numpy as np
 import pandas as pd
@@ -28,16 +27,9 @@ from fairacq.relational import (
 from fairacq.relational._movielens_data import _fold_positions
 from fairacq.relational._paper_review_data import _derive_affiliate2high_rank, _read_predicate
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"
-DATA = Path(os.environ.get("FAIRACQ_DATA", SHARED))
-A3SL = DATA / "fair-a3sl"
-needs_a3sl = pytest.mark.skipif(
-    not (A3SL / "compas_5cv.tar.gz").is_file(), reason=f"authors' files not in {A3SL}"
-)
-needs_movielens = pytest.mark.skipif(
-    not (DATA / "movielens-100k" / "u.user").is_file(),
-    reason=f"MovieLens 100K files not in {DATA / 'movielens-100k'}",
-)
+needs_paper_review = pytest.mark.needs_data("fair-a3sl/biasedPaperReview")
+needs_compas_folds = pytest.mark.needs_data("fair-a3sl/compas_5cv.tar.gz")
+needs_movielens = pytest.mark.needs_data("movielens-100k/u.user")
 
 
 def _frame(**cols):
@@ -144,11 +136,11 @@ def test_paper_review_targets_option():
         paper_review_data(make_paper_review(random_state=0), protected="female")
 
 
-@needs_a3sl
-def test_authors_paper_review_samples_load():
+@needs_paper_review
+def test_authors_paper_review_samples_load(shared_data):
     sizes = []
     for k in range(1, 11):
-        data = load_paper_review(k, data_dir=DATA)
+        data = load_paper_review(k, data_dir=shared_data)
         n = data.n_atoms("positiveSummary")
         sizes.append(n)
         assert data.n_atoms("positiveReviews") == 2 * n
@@ -158,9 +150,9 @@ def test_authors_paper_review_samples_load():
     assert max(sizes) == 104
 
 
-@needs_a3sl
-def test_derived_affiliate2high_rank_equals_the_authors_file():
-    folder = A3SL / "biasedPaperReview" / "bias1"
+@needs_paper_review
+def test_derived_affiliate2high_rank_equals_the_authors_file(shared_data):
+    folder = shared_data / "fair-a3sl" / "biasedPaperReview" / "bias1"
     tables = {
         name: _read_predicate(folder / f"{name}.txt", name)
         for name in ("affiliation", "highRank", "affiliate2HighRank")
@@ -168,7 +160,7 @@ def test_derived_affiliate2high_rank_equals_the_authors_file():
     derived = _derive_affiliate2high_rank(tables).sort_values("author").reset_index(drop=True)
     given = tables["affiliate2HighRank"].sort_values("author").reset_index(drop=True)
     pd.testing.assert_frame_equal(derived, given)
-    assert "derived" in load_paper_review(2, data_dir=DATA).metadata
+    assert "derived" in load_paper_review(2, data_dir=shared_data).metadata
 
 
 def test_load_paper_review_errors(tmp_path):
@@ -223,11 +215,11 @@ def test_compas_bundled_predicates():
         load_compas_relational(0, split="valid")
 
 
-@needs_a3sl
-def test_compas_bundled_build_equals_the_authors_predicates():
+@needs_compas_folds
+def test_compas_bundled_build_equals_the_authors_predicates(shared_data):
     bundled = load_compas_relational(None, include_compas_score=True)
     authors = load_compas_relational(
-        None, source="authors", data_dir=DATA, include_compas_score=True
+        None, source="authors", data_dir=shared_data, include_compas_score=True
     )
 
     def canon(frame):
@@ -242,12 +234,12 @@ def test_compas_bundled_build_equals_the_authors_predicates():
     assert only == {"priorChargeFelony", "priorChargeMisd", "priorChargeOther"}
 
 
-@needs_a3sl
-def test_compas_authors_folds():
+@needs_compas_folds
+def test_compas_authors_folds(shared_data):
     sizes = []
     for k in range(5):
-        test = load_compas_relational(k, source="authors", data_dir=DATA)
-        train = load_compas_relational(k, split="train", source="authors", data_dir=DATA)
+        test = load_compas_relational(k, source="authors", data_dir=shared_data)
+        train = load_compas_relational(k, split="train", source="authors", data_dir=shared_data)
         t_users = set(test.targets["recidivist"]["user"])
         assert t_users.isdisjoint(train.targets["recidivist"]["user"])
         sizes.append(len(t_users))
@@ -317,11 +309,15 @@ def test_pearson_top_k_matches_a_direct_computation():
             assert group["similarity"].min() >= max(finite) - 1e-12
 
 
-@pytest.fixture(scope="module")
-def movielens():
-    if not (DATA / "movielens-100k" / "u.user").is_file():
-        pytest.skip(f"MovieLens 100K files not in {DATA / 'movielens-100k'}")
-    return load_movielens_relational(0, n_neighbours=10, mf_iter=8, data_dir=DATA)
+@functools.cache
+def _movielens(root: str):
+    return load_movielens_relational(0, n_neighbours=10, mf_iter=8, data_dir=root)
+
+
+@pytest.fixture
+def movielens(shared_data):
+    """MovieLens fold 0, built once per process (tests needing it are marked needs_movielens)."""
+    return _movielens(str(shared_data))
 
 
 @needs_movielens

@@ -12,6 +12,7 @@ loop of :class:`Acquirer` (propose, retrain, measure on validation, keep or drop
 The pool is a :class:`~fairacq.FairDataset` in memory or a :class:`ParquetPool` larger than
 memory, read chunk by chunk (a few bytes per row stay in memory); its blocks are scored
 serially or on a dask cluster (:func:`make_chunk_executor`), with the same acquisition order.
+:func:`read_pool` reads a user's pool file (Parquet streamed, CSV in memory).
 """
 
 from fairacq.acquisition._acquirer import Acquirer
@@ -46,6 +47,7 @@ from fairacq.acquisition._partition import (
     partition_base_rate_diffs,
     partition_pool,
 )
+from fairacq.acquisition._pool_files import read_pool
 from fairacq.acquisition._pool_source import InMemoryPool, PoolSource, as_pool_source
 from fairacq.acquisition._random_acquirer import RandomAcquirer
 from fairacq.acquisition._registry import acquire, available_acquirers, make_acquirer
@@ -90,6 +92,7 @@ __all__ = [
     "partition_pool",
     "policy_from_state_dict",
     "pool_improvement_scores",
+    "read_pool",
     "reward_per_cost",
     "share_reward",
     "surrogate_for",

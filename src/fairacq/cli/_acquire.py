@@ -30,42 +30,10 @@ def resolve_metric(name: str) -> str:
 
 
 def _size(value: float, total: float, what: str) -> int:
-    """Convert a fraction in (0, 1] of ``total``, or an absolute count > 1, to a count."""
+    """Read ``--budget``/``--batch``: a fraction in (0, 1] of ``total``, or a count > 1."""
     if value <= 0:
         raise fail(f"--{what} must be positive (a fraction <= 1 or a count), got {value}.")
     return max(1, round(value * total)) if value <= 1 else int(value)
-
-
-def _read_split(path: Path, label: str, sensitive: str, name: str) -> Any:
-    """Read a user's split file into a FairDataset (every other column is a feature)."""
-    return _frame_split(_read_frame(path), label, sensitive, name)
-
-
-def _read_frame(path: Path) -> Any:
-    import pandas as pd
-
-    from fairacq.exceptions import CorruptFileError
-
-    try:
-        return pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
-    except FileNotFoundError:
-        raise
-    except Exception as exc:  # pandas/pyarrow raise many types for unreadable files
-        raise CorruptFileError(f"Cannot read {path} ({type(exc).__name__}: {exc}).") from exc
-
-
-def _frame_split(frame: Any, label: str, sensitive: str, name: str) -> Any:
-    from fairacq.data import FairDataset
-    from fairacq.exceptions import InvalidDataError
-
-    for col in (label, sensitive):
-        if col not in frame.columns:
-            raise InvalidDataError(
-                f"{name}: no column {col!r}. Pass --label/--sensitive-column "
-                "naming the label and group columns."
-            )
-    features = frame.drop(columns=[label, sensitive])
-    return FairDataset(features, frame[label].to_numpy(), frame[[sensitive]], name=name)
 
 
 def acquire_cmd(
@@ -131,67 +99,33 @@ def acquire_cmd(
     whose workers read the file themselves (same path on every worker). A CSV pool is read
     into memory.
     """
-    import numpy as np
-
-    from fairacq._io import atomic_write
-    from fairacq.acquisition import (
-        DaskChunkExecutor,
-        ParquetPool,
-        make_acquirer,
-        make_chunk_executor,
-    )
-    from fairacq.data import load_dataset, split_datasift
-    from fairacq.reporting import new_figure, plot_traces, save_figure, write_summary
+    from fairacq._io import check_output_dir
+    from fairacq.acquisition import DaskChunkExecutor, make_acquirer, make_chunk_executor
+    from fairacq.reporting import write_run
 
     if accuracy_weight and method != "datasift-inf":
         raise fail(
             f"--accuracy-weight ranks rows by predicted influence, which only datasift-inf "
             f"computes; got --method {method}. Use --method datasift-inf or drop the option."
         )
+    if executor not in ("serial", "dask"):
+        raise fail(f"--executor must be serial or dask, got {executor!r}.")
+    if chunk_rows < 1:
+        raise fail(f"--chunk-rows must be a positive number of rows, got {chunk_rows}.")
+    if pool is not None and (train is None or val is None):
+        raise fail("--pool needs --train and --val (and optionally --test).")
     with user_errors():
-        costs = None
-        if executor not in ("serial", "dask"):
-            raise fail(f"--executor must be serial or dask, got {executor!r}.")
-        if chunk_rows < 1:
-            raise fail(f"--chunk-rows must be a positive number of rows, got {chunk_rows}.")
-        chunks = make_chunk_executor("dask" if executor == "dask" else "serial", address=address)
-        pool_ds: Any
-        if pool is not None:
-            if train is None or val is None:
-                raise fail("--pool needs --train and --val (and optionally --test).")
-            train_ds = _read_split(train, label, sensitive_column, "train")
-            val_ds = _read_split(val, label, sensitive_column, "validation")
-            test_ds = _read_split(test, label, sensitive_column, "test") if test else None
-            if pool.suffix == ".parquet":
-                pool_ds = ParquetPool(
-                    pool,
-                    like=train_ds,
-                    label=label,
-                    sensitive=sensitive_column,
-                    cost_column=cost_column,
-                    chunk_rows=chunk_rows,
-                    name="pool",
-                )
-                costs = pool_ds.costs
-            else:
-                pool_frame = _read_frame(pool)
-                if cost_column is not None:
-                    if cost_column not in pool_frame.columns:
-                        raise fail(f"The pool has no cost column {cost_column!r}.")
-                    costs = pool_frame.pop(cost_column).to_numpy(dtype=float)
-                pool_ds = _frame_split(pool_frame, label, sensitive_column, "pool")
-        else:
-            data = load_dataset(dataset, **({"sensitive": sensitive} if sensitive else {}))
-            split = split_datasift(data, bias=bias, random_state=seed)  # type: ignore[arg-type]
-            train_ds, pool_ds = split.train, split.pool
-            val_ds, test_ds = split.validation, split.test
-        total = float(np.sum(costs)) if costs is not None else float(len(pool_ds))
+        check_output_dir(out, option="--out")
+        train_ds, pool_ds, val_ds, test_ds, costs = _inputs(
+            dataset, sensitive, bias, seed, pool, train, val, test,
+            label, sensitive_column, cost_column, chunk_rows,
+        )  # fmt: skip
+        total = float(costs.sum()) if costs is not None else float(len(pool_ds))
         n_budget = _size(budget, total, "budget")
-        n_batch = _size(batch, n_budget, "batch")
         acquirer = make_acquirer(
             method,
             budget=n_budget,
-            batch_size=n_batch,
+            batch_size=_size(batch, n_budget, "batch"),
             learner=model,
             metric=resolve_metric(metric),
             tau=tau,
@@ -200,6 +134,7 @@ def acquire_cmd(
             refit=refit,
             random_state=seed,
         )
+        chunks = make_chunk_executor(executor, address=address)  # type: ignore[arg-type]
         with (
             console.status(f"Acquiring with {method} ..."),
             warnings.catch_warnings(record=True) as caught,
@@ -207,65 +142,67 @@ def acquire_cmd(
             warnings.simplefilter("always")
             try:
                 trace = acquirer.run(
-                    train_ds,
-                    pool_ds,
-                    validation=val_ds,
-                    test=test_ds,
-                    costs=costs,
+                    train_ds, pool_ds, validation=val_ds, test=test_ds, costs=costs,
                     executor=chunks,
-                )
+                )  # fmt: skip
             finally:
                 if isinstance(chunks, DaskChunkExecutor):
                     chunks.close()
         for w in caught:
             err_console.print(f"note: {w.message}", markup=False)
-        out.mkdir(parents=True, exist_ok=True)
-        trace.save(out / "trace")
-        with atomic_write(out / "acquisition_order.csv") as f:
-            f.write("order,pool_row\n")
-            f.writelines(f"{i},{row}\n" for i, row in enumerate(acquirer.acquired_.tolist()))
         split_name = "test" if test_ds is not None else "val"
-        fair_col = f"{split_name}_{resolve_metric(metric)}"
-        fig = new_figure(7.0, 4.2)
-        plot_traces({method: [trace]}, fair_col, ax=fig.subplots(), xlabel="cost acquired")
-        save_figure(fig, out / "fairness.png")
-        frame = trace.to_frame()
-        rows = [
-            {
-                "dataset": train_ds.name,
-                "method": method,
-                "metric": col,
-                "stage": stage,
-                "value": float(frame[col].iloc[pos]),
-                "paper_value": None,
-            }
-            for col in (fair_col, f"{split_name}_accuracy")
-            for stage, pos in (("initial", 0), ("final", -1))
-        ]
-        rows.append(
-            {
-                "dataset": train_ds.name,
-                "method": method,
-                "metric": "cost",
-                "stage": "final",
-                "value": float(frame["cost"].iloc[-1]),
-                "paper_value": None,
-            }
-        )
-        write_summary(
+        report = write_run(
+            trace,
             out,
+            method=method,
+            dataset=train_ds.name,
+            metric=f"{split_name}_{resolve_metric(metric)}",
+            metrics=[f"{split_name}_accuracy"],
+            order=acquirer.acquired_,
             experiment=f"acquire-{method}",
-            preset="custom",
-            rows=rows,
-            figures=["fairness.png"],
             notes=[
                 f"Stopped because: {acquirer.stop_reason_}; "
                 f"{acquirer.n_evaluations_} batches evaluated."
             ],
         )
+    rows = report.rows
     if as_json:
         typer.echo(json.dumps({"rows": rows, "stop_reason": acquirer.stop_reason_}, indent=2))
     else:
         for r in rows:
             console.print(f"{r['stage']:>7} {r['metric']}: {r['value']:.4f}")
         console.print(f"Wrote {out}/acquisition_order.csv, trace, fairness.png and summary.md")
+
+
+def _inputs(
+    dataset: str,
+    sensitive: str | None,
+    bias: str,
+    seed: int,
+    pool: Path | None,
+    train: Path | None,
+    val: Path | None,
+    test: Path | None,
+    label: str,
+    sensitive_column: str,
+    cost_column: str | None,
+    chunk_rows: int,
+) -> tuple[Any, Any, Any, Any, Any]:
+    """(train, pool, validation, test, costs): the user's files, or a named dataset's split."""
+    from fairacq.acquisition import read_pool
+    from fairacq.data import load_dataset, read_dataset, split_datasift
+
+    if pool is None:
+        data = load_dataset(dataset, **({"sensitive": sensitive} if sensitive else {}))
+        split = split_datasift(data, bias=bias, random_state=seed)  # type: ignore[arg-type]
+        return split.train, split.pool, split.validation, split.test, None
+    assert train is not None
+    assert val is not None
+    columns = {"label": label, "sensitive": sensitive_column}
+    train_ds = read_dataset(train, **columns, name="train")
+    val_ds = read_dataset(val, **columns, name="validation")
+    test_ds = read_dataset(test, **columns, name="test") if test is not None else None
+    pool_ds, costs = read_pool(
+        pool, like=train_ds, **columns, cost_column=cost_column, chunk_rows=chunk_rows
+    )
+    return train_ds, pool_ds, val_ds, test_ds, costs

@@ -22,10 +22,12 @@ def demo_cmd(
     seed: Annotated[int, typer.Option(help="Root seed.")] = 0,
 ) -> None:
     """Audit logistic regression on Adult by sex, then run DataSift-Inf against Random."""
+    from fairacq._io import check_output_dir
     from fairacq.data import load_dataset
     from fairacq.models import audit
 
     with user_errors():
+        check_output_dir(out, option="--out")
         with console.status("Auditing logistic regression on Adult ..."):
             report = audit(load_dataset("adult", sensitive="sex"), "lr", random_state=seed)
         print_audit(report)

@@ -41,19 +41,6 @@ _PRESETS: dict[str, dict[str, int]] = {
 }
 
 
-def _read_table(path: Path) -> Any:
-    import pandas as pd
-
-    from fairacq.exceptions import CorruptFileError
-
-    if not path.is_file():
-        raise FileNotFoundError(f"Input file {path} does not exist.")
-    try:
-        return pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
-    except Exception as exc:  # pandas/pyarrow raise many types on unreadable files
-        raise CorruptFileError(f"Cannot read {path} ({type(exc).__name__}).") from exc
-
-
 @features_app.command("train")
 def train_cmd(
     dataset: Annotated[str, typer.Option(help="Dataset name (fairacq datasets list).")] = "adult",
@@ -117,53 +104,37 @@ def train_cmd(
     ):
         if value is not None and value < least:
             raise fail(f"{flag} must be an int >= {least}, got {value}.")
-    import numpy as np
-
+    from fairacq._io import check_output_dir
     from fairacq.cli._acquire import resolve_metric
-    from fairacq.data import load_dataset, split_dadi
-    from fairacq.experiments._framework.executor import single_thread
-    from fairacq.features._baselines import score_predictions
-    from fairacq.metrics import compute, get_metric
+    from fairacq.data import load_dataset
+    from fairacq.experiments import single_thread
+    from fairacq.features import train_dadi
 
     single_thread()
     with user_errors():
-        extra = [resolve_metric(m) for m in metric or []]
-        for name in extra:
-            get_metric(name)  # an unknown name fails before training
-        data = load_dataset(
-            dataset, sensitive=sensitive, include_sensitive_features=include_sensitive
-        )
-        if max_rows is not None and len(data) > max_rows:
-            keep = np.random.default_rng(seed).choice(len(data), max_rows, replace=False)
-            data = data.subset(np.sort(keep))
-        split = split_dadi(data, random_state=seed)
-        train, validation, test = split.train, split.validation, split.test
-        from fairacq.features import DADI
-
+        check_output_dir(out, option="--out")
         params: dict[str, Any] = {
             "gamma": gamma,
             "reward": reward,
             "set_elements": set_elements,
-            "random_state": seed,
             **_PRESETS[preset],
         }
         if pretrain_iter is not None:
             params["n_pretrain_iter"] = pretrain_iter
         if train_iter is not None:
             params["n_train_iter"] = train_iter
-        agent = DADI(**params)
+        data = load_dataset(
+            dataset, sensitive=sensitive, include_sensitive_features=include_sensitive
+        )
         with console.status(f"Training DADI ({preset}, gamma {gamma}, {reward}) ..."):
-            agent.fit(train, validation=validation)
-        proba = agent.predict_proba(test.X)
-        auc, disparity = score_predictions(test.y, proba, test.s)
-        decisions = (proba >= 0.5).astype(np.int64)
-        fairness = {
-            f"test_{name}": float(compute(name, test.y, decisions, test.s, scores=proba))
-            for name in extra
-        }
-        revealed = np.asarray(agent.acquisition_mask(test.X), dtype=bool)
-        agent.save(out)
-    share = float(revealed.mean())
+            run = train_dadi(
+                data,
+                random_state=seed,
+                max_rows=max_rows,
+                metrics=[resolve_metric(m) for m in metric or []],
+                **params,
+            )
+        run.agent.save(out)
     summary = {
         "dataset": dataset,
         "sensitive": sensitive,
@@ -171,23 +142,23 @@ def train_cmd(
         "reward": reward,
         "set_elements": set_elements,
         "preset": preset,
-        "n_train": len(train),
-        "n_test": len(test),
-        "test_auc": auc,
-        "test_disparity": disparity,
-        "test_share_of_columns_revealed": share,
-        **fairness,
+        "n_train": run.n_train,
+        "n_test": run.n_test,
+        "test_auc": run.test_auc,
+        "test_disparity": run.test_disparity,
+        "test_share_of_columns_revealed": run.share_revealed,
+        **run.fairness,
         "out": str(out),
     }
     if as_json:
         typer.echo(json.dumps(summary, indent=2))
     else:
         console.print(
-            f"DADI gamma {gamma} ({reward}): test AUC {auc:.3f}, disparity {disparity:.3f}, "
-            f"{100 * share:.0f}% of columns revealed; "
+            f"DADI gamma {gamma} ({reward}): test AUC {run.test_auc:.3f}, disparity "
+            f"{run.test_disparity:.3f}, {100 * run.share_revealed:.0f}% of columns revealed; "
             f"saved {out}"
         )
-        for key, score in fairness.items():
+        for key, score in run.fairness.items():
             console.print(f"  {key.removeprefix('test_')}: {score:.4f}")
 
 
@@ -200,15 +171,14 @@ def acquire_cmd(
     out: Annotated[Path, typer.Option(help="Revealed values and decisions (.parquet or .csv).")],
 ) -> None:
     """Reveal, for each person, the feature groups the agent picks, and predict from them."""
-    import numpy as np
-    import pandas as pd
-
-    from fairacq._io import atomic_path
-    from fairacq.exceptions import InvalidDataError
-    from fairacq.experiments._framework.executor import single_thread
+    from fairacq._io import check_output_file
+    from fairacq.data import TABLE_SUFFIXES, read_table, write_table
+    from fairacq.experiments import single_thread
+    from fairacq.features import reveal_table
 
     single_thread()
     with user_errors():
+        check_output_file(out, option="--out", suffixes=tuple(TABLE_SUFFIXES))
         if not model.is_dir():
             raise FileNotFoundError(
                 f"Model directory {model} does not exist. Pass a directory written by "
@@ -217,56 +187,9 @@ def acquire_cmd(
         from fairacq.features import DADI
 
         agent = DADI.load(model)
-        columns = list(agent.columns_)
-        frame = _read_table(input)
-        missing = [c for c in columns if c not in frame.columns]
-        if missing:
-            raise InvalidDataError(
-                f"{input}: {len(missing)} of the model's feature columns are missing "
-                f"(first: {missing[0]!r}). Give the input the columns the model was trained "
-                "on (one-hot encoded as fairacq.data.load_dataset does)."
-            )
-        try:
-            raw = pd.DataFrame(frame[columns].to_numpy(dtype=float), columns=columns)
-        except (TypeError, ValueError) as exc:
-            raise InvalidDataError(
-                f"{input}: the model's feature columns must be numeric ({exc}). One-hot encode "
-                "categorical values as fairacq.data.load_dataset does."
-            ) from exc
-        nan_rows = np.flatnonzero(raw.isna().any(axis=1).to_numpy())
-        if nan_rows.size:
-            raise InvalidDataError(
-                f"{input}: {nan_rows.size} rows have missing feature values (first row "
-                f"{int(nan_rows[0])}). The agent decides what to reveal from complete rows: "
-                "fill or drop them first."
-            )
-        position = {c: j for j, c in enumerate(columns)}
-        group_cols = {g: [position[c] for c in cs] for g, cs in agent.feature_groups_.items()}
-        order, probas = [], []
-        keep = np.zeros(raw.shape, dtype=bool)
-        for i in range(len(raw)):  # one greedy episode per person, in the agent's order
-            result = agent.acquire(raw.iloc[i])
-            order.append(",".join(result.features))
-            probas.append(float(result.proba))
-            for g in result.features:
-                keep[i, group_cols[g]] = True
-        proba = np.asarray(probas, dtype=float)
-        decisions = pd.DataFrame(
-            {
-                "revealed": order,
-                "n_revealed": [len(o.split(",")) if o else 0 for o in order],
-                "proba": proba,
-                "prediction": (proba >= 0.5).astype(np.int64),
-            },
-            index=raw.index,
-        )
-        revealed_values = pd.concat([raw.where(keep), decisions], axis=1)
-        with atomic_path(out) as tmp:
-            if out.suffix == ".parquet":
-                revealed_values.to_parquet(tmp, index=False)
-            else:
-                revealed_values.to_csv(tmp, index=False)
-    share = float(keep.mean()) if keep.size else 0.0
+        revealed = reveal_table(agent, read_table(input), source=str(input))
+        write_table(revealed, out, index=False)
+    share = float(revealed[list(agent.columns_)].notna().to_numpy().mean())
     console.print(
-        f"revealed {100 * share:.0f}% of the feature values of {len(frame)} people -> {out}"
+        f"revealed {100 * share:.0f}% of the feature values of {len(revealed)} people -> {out}"
     )

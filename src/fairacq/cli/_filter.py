@@ -19,31 +19,8 @@ filter_app = typer.Typer(
 )
 console = Console(highlight=False)
 
+#: Proxy names (kept here so that ``--help`` needs no import of the filtering package).
 _PROXIES = ("naive-regression", "qp-regression", "naive-tree", "qp-tree", "alpha-beta")
-
-
-def _make_proxy(name: str, alpha: float, gamma: float) -> Any:
-    from fairacq.filtering import (
-        AlphaBetaProxy,
-        NaiveRegressionProxy,
-        NaiveTreeProxy,
-        QPRegressionProxy,
-        QPTreeProxy,
-    )
-
-    if name == "alpha-beta":
-        return AlphaBetaProxy(alpha=alpha, gamma=gamma)
-    table: dict[str, Any] = {
-        "naive-regression": NaiveRegressionProxy,
-        "qp-regression": QPRegressionProxy,
-        "naive-tree": NaiveTreeProxy,
-        "qp-tree": QPTreeProxy,
-    }
-    if name not in table:
-        from fairacq._validation import did_you_mean
-
-        raise did_you_mean("proxy", name, _PROXIES, "fairacq filter fit --help")
-    return table[name]()
 
 
 def _split_attrs(sensitive: str) -> list[str]:
@@ -80,22 +57,19 @@ def fit_cmd(
     ] = False,
 ) -> None:
     """Learn a proxy on a labelled sample and save it as plain JSON (no group labels inside)."""
+    from fairacq._io import check_output_file
     from fairacq.data import load_dataset
-    from fairacq.filtering import UnreachableTargetWarning, save_proxy
+    from fairacq.filtering import UnreachableTargetWarning, fit_proxy, save_proxy
 
     if not 0.0 <= alpha <= 1.0:
         raise fail(f"--alpha must be in [0, 1], got {alpha}.")
     attrs = _split_attrs(sensitive)
     with user_errors():
+        check_output_file(out, option="--out")
         data = load_dataset(dataset, sensitive=attrs[0])
-        model = _make_proxy(proxy, alpha, gamma)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", UnreachableTargetWarning)
-            if len(attrs) == 1:
-                model.fit(data.X, data.s, groups=list(range(data.n_groups)))
-            else:
-                # Intersecting classes: the dataset's sensitive columns, one per class.
-                model.fit(data.with_sensitive(*attrs))
+            model = fit_proxy(data, proxy, sensitive=attrs, alpha=alpha, gamma=gamma)
         for w in caught:
             err_console.print(f"note: {w.message}", markup=False)
         save_proxy(model, out)
@@ -141,27 +115,21 @@ def apply_cmd(
     ] = False,
 ) -> None:
     """Admit candidates at random with the proxy's per-value probabilities (Algorithm 2)."""
-    import pandas as pd
-
-    from fairacq._io import atomic_path
-    from fairacq.exceptions import CorruptFileError
-    from fairacq.filtering import BalancedFilter, load_proxy
+    from fairacq._io import check_output_file
+    from fairacq.data import TABLE_SUFFIXES, read_table, write_table
+    from fairacq.filtering import BalancedFilter, evaluation_groups, load_proxy
 
     with user_errors():
+        check_output_file(out, option="--out", suffixes=tuple(TABLE_SUFFIXES))
         fitted = load_proxy(proxy)
-        try:
-            frame = pd.read_parquet(input) if input.suffix == ".parquet" else pd.read_csv(input)
-        except FileNotFoundError:
-            raise
-        except Exception as exc:  # pandas/pyarrow raise many types on unreadable files
-            raise CorruptFileError(f"Cannot read {input} ({type(exc).__name__}).") from exc
-        truth = None if evaluate is None else _truth(frame, evaluate, fitted.classes)
+        frame = read_table(input)
+        truth = (
+            None
+            if evaluate is None
+            else evaluation_groups(frame, evaluate.split(","), fitted.classes)
+        )
         result = BalancedFilter(proxy=fitted, random_state=seed).filter(frame, s=truth)
-        with atomic_path(out) as tmp:
-            if out.suffix == ".parquet":
-                result.admitted.to_parquet(tmp)
-            else:
-                result.admitted.to_csv(tmp, index=False)
+        write_table(result.admitted, out)
     row = {str(k): _plain(v) for k, v in result.trace.to_frame().to_dict("records")[-1].items()}
     if as_json:
         typer.echo(json.dumps({**row, "out": str(out)}, indent=2))
@@ -175,33 +143,6 @@ def apply_cmd(
             )
         if "beta_admitted" in row:
             console.print(f"  beta of the admitted set: {row['beta_admitted']:.3f}")
-
-
-def _truth(frame: Any, evaluate: str, classes: Any) -> Any:
-    """Return the evaluation groups named by ``--evaluate`` (a Series, or a frame per class)."""
-    from fairacq.exceptions import InvalidDataError
-
-    cols = [c.strip() for c in evaluate.split(",")]
-    missing = [c for c in cols if c not in frame.columns]
-    if missing or not all(cols):
-        raise InvalidDataError(
-            f"--evaluate names column(s) {missing or cols} that the input lacks. Pass the "
-            "input's columns holding the true groups, separated by commas."
-        )
-    if classes is None:
-        if len(cols) != 1:
-            raise InvalidDataError(
-                f"--evaluate: the proxy has one group attribute but {len(cols)} columns were "
-                "given. Pass one column."
-            )
-        return frame[cols[0]]
-    if len(cols) != len(classes.names):
-        raise InvalidDataError(
-            f"--evaluate: the proxy balances the group classes {list(classes.names)}; pass "
-            f"one column per class, in that order. Got {cols}."
-        )
-    # The proxy's classes are named after the sensitive columns it was fitted on.
-    return frame[cols].set_axis(list(classes.names), axis=1)
 
 
 def _plain(value: Any) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -45,82 +45,6 @@ def _parse_fair(text: str | None) -> tuple[list[str], dict[str, str]]:
     return specs, options
 
 
-def _data_from_dir(path: Path, options: dict[str, str]) -> Any:
-    """Read a PSL data directory as RelationalData, groups from an observed predicate."""
-    import pandas as pd
-
-    from fairacq.exceptions import InvalidDataError
-    from fairacq.relational import Database, RelationalData
-
-    db = Database.from_psl_dir(path)
-    observations, targets, truth = db.to_frames()
-    if not targets:
-        raise InvalidDataError(
-            f"relational infer: {path} has no '*_targets.txt' file; list the atoms to infer."
-        )
-    target = options.get("target", next(iter(targets)))
-    if target not in targets:
-        raise InvalidDataError(
-            f"relational infer: target={target!r} is not a target predicate "
-            f"({', '.join(targets)})."
-        )
-    args = [c for c in targets[target].columns if c != "value"]
-    atoms = targets[target][args].astype(str)
-    protected_pred = options.get("protected")
-    if protected_pred is None:
-        empty = atoms.iloc[:0]
-        protected, unprotected = empty, atoms
-    else:
-        if protected_pred not in observations:
-            raise InvalidDataError(
-                f"relational infer: protected={protected_pred!r} is not an observed predicate "
-                f"of {path}. Add '{protected_pred}_obs.txt' listing the protected atoms."
-            )
-        group = observations[protected_pred]
-        gargs = [c for c in group.columns if c != "value"]
-        if len(gargs) != len(args):
-            raise InvalidDataError(
-                f"relational infer: protected={protected_pred!r} has {len(gargs)} arguments "
-                f"but {target!r} has {len(args)}; the group predicate must list target atoms "
-                f"(e.g. protectedPaper(P) for positiveSummary(P))."
-            )
-        flagged = group.loc[group["value"].to_numpy(dtype=float) >= 0.5, gargs].astype(str)
-        keys = set(flagged.itertuples(index=False, name=None))
-        mask = [k in keys for k in atoms.itertuples(index=False, name=None)]
-        protected = atoms.loc[mask].reset_index(drop=True)
-        unprotected = atoms.loc[[not m for m in mask]].reset_index(drop=True)
-    return RelationalData(
-        observations=observations,
-        targets=targets,
-        truth=truth,
-        protected=pd.DataFrame(protected),
-        unprotected=pd.DataFrame(unprotected),
-        metadata={"fairness_predicate": target, "task": "classification", "source": str(path)},
-    )
-
-
-def _write_atoms(frame: Any, out: Path, fmt: str) -> Path:
-    from fairacq._io import atomic_path
-
-    target = out / f"atoms.{fmt}"
-    frame = frame.copy()
-    for col in frame.columns:
-        if col.startswith("arg"):
-            frame[col] = frame[col].astype("string")
-    with atomic_path(target) as tmp:
-        if fmt == "parquet":
-            frame.to_parquet(tmp, index=False)
-        else:
-            frame.to_csv(tmp, index=False)
-    return target
-
-
-def _write_json(path: Path, payload: Any) -> None:
-    from fairacq._io import write_json
-
-    write_json(path, payload)
-
-
 @relational_app.command("infer")
 def infer_cmd(
     rules: Annotated[Path, typer.Option(help="PSL rules, one per line (a .psl text file).")],
@@ -151,8 +75,6 @@ def infer_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the metrics as JSON.")] = False,
 ) -> None:
     """Infer the target atoms of --data under --rules (fair MAP) and write them with metrics."""
-    from fairacq.relational._pipeline import run_pipeline
-
     if fmt not in ("parquet", "csv"):
         raise fail(f"--format must be parquet or csv, got {fmt!r}.")
     specs, options = _parse_fair(fair)
@@ -161,35 +83,24 @@ def infer_cmd(
             "--fair: a constraint needs the groups; add protected=<observed predicate listing "
             "the protected target atoms>."
         )
+    from fairacq._io import check_output_dir
+    from fairacq.relational import can_evaluate, read_psl_data, run_pipeline, write_inference
+
+    groups = {"target": options.get("target"), "protected": options.get("protected")}
     with user_errors():
+        check_output_dir(out, option="--out")
         text = rules.read_text(encoding="utf-8")
-        test = _data_from_dir(data, options)
-        train_data = None
-        if train is not None:
-            train_data = _data_from_dir(train, options)
-        elif learn:
-            train_data = test
-        pred = test.fairness_predicate
-        can_eval = (
-            pred in test.truth
-            and len(test.protected) > 0
-            and len(test.unprotected) > 0
-            and len(test.truth[pred]) == len(test.targets[pred])
-        )
+        test = read_psl_data(data, **groups)
+        train_data = read_psl_data(train, **groups) if train is not None else None
         result = run_pipeline(
             text,
-            train_data,
+            test if learn and train is None else train_data,
             test,
             fairness=specs,
-            evaluate=bool(can_eval),
+            evaluate=can_evaluate(test),
             random_state=seed,
         )
-        out.mkdir(parents=True, exist_ok=True)
-        atoms_path = _write_atoms(result.predictions, out, fmt)
-        summary = result.summary()
-        summary["atoms"] = str(atoms_path)
-        _write_json(out / "metrics.json", summary)
-        (out / "model.psl").write_text("\n".join(result.rules) + "\n", encoding="utf-8")
+        summary = write_inference(result, out, fmt=fmt)  # type: ignore[arg-type]
     if as_json:
         typer.echo(json.dumps(summary, indent=2, default=str))
     else:
@@ -202,45 +113,6 @@ def infer_cmd(
 
 
 _SHOWN = ("auc_roc", "rd", "mse", "non_parity")
-
-
-def _learner_options(dataset: str, fair: bool) -> dict[str, Any]:
-    """Per-dataset settings of the authors' code (which predicates are off limits).
-
-    A fair run may not use the sensitive attribute (nor its proxies in the data); a
-    sensitive run (no constraint: Sensitive-A3SL) may, as in the paper's Table 6.
-    """
-    if dataset == "compas":
-        race = ("african_race", "other_race", "race", "raceTruth")
-        return {
-            "exclude": (*race, "sex") if fair else ("other_race", "race", "raceTruth", "sex"),
-            "private_types": ("instance",),
-            "domains": {"user": "user"},
-            "max_literals": 3,
-            "max_clauses": 12,
-        }
-    if dataset == "movielens":
-        return {
-            "exclude": ("female",) if fair else (),
-            "domains": {"user": "user", "item": "item"},
-        }
-    return {}
-
-
-def _load(dataset: str, fold: int, split: str) -> Any:
-    from fairacq.relational import (
-        load_compas_relational,
-        load_movielens_relational,
-        load_paper_review,
-    )
-
-    if dataset == "compas":
-        return load_compas_relational(fold, split=split)  # type: ignore[arg-type]
-    if dataset == "movielens":
-        return load_movielens_relational(fold, split=split)  # type: ignore[arg-type]
-    # Paper review: the authors' samples; train on sample fold+1, test on the next one.
-    sample = fold % 10 + 1 if split == "train" else (fold + 1) % 10 + 1
-    return load_paper_review(sample)
 
 
 @relational_app.command("learn")
@@ -271,8 +143,6 @@ def learn_cmd(
     Without --fair it learns Sensitive-A3SL (no constraint, the sensitive attribute allowed).
     With --refine-seconds the agent's own best rules go to agent_rules.psl beside rules.psl.
     """
-    from fairacq.relational import FairA3SL, evaluate_atoms
-
     if dataset not in _DATASETS:
         from fairacq._validation import did_you_mean
 
@@ -285,21 +155,22 @@ def learn_cmd(
     specs, options = _parse_fair(fair)
     if options:
         raise fail("--fair of `learn` takes constraints only; the dataset defines the groups.")
-    alpha = 0.0
-    if prior is not None:
-        match = _OPTION.match(prior)
-        if match is None or match.group(1).lower() not in ("eqodds", "equalized_odds"):
-            raise fail(f"--prior: write 'eqodds=<strength>', got {prior!r}.")
-        try:
-            alpha = float(match.group(2))
-        except ValueError:
-            raise fail(
-                f"--prior: the strength must be a number, got {match.group(2)!r}."
-            ) from None
+    alpha = _parse_prior(prior)
     variant = "fair1" if specs else "sensitive"
+    from fairacq._io import check_output_dir
+    from fairacq.relational import (
+        FairA3SL,
+        a3sl_options,
+        evaluate_atoms,
+        load_named_relational,
+        rule_weights,
+        write_a3sl,
+    )
+
     with user_errors():
-        train = _load(dataset, fold, "train")
-        test = _load(dataset, fold, "test")
+        check_output_dir(out, option="--out")
+        train = load_named_relational(dataset, fold, "train")
+        test = load_named_relational(dataset, fold, "test")
         learner = FairA3SL(
             preset=preset,
             variant=variant,
@@ -308,21 +179,10 @@ def learn_cmd(
             alpha_odds=alpha,
             refine_seconds=refine_seconds,
             random_state=seed,
-            **_learner_options(dataset, bool(specs)),
+            **a3sl_options(dataset, bool(specs)),
         ).fit(train)
-        predictions = learner.predict(test, fair=bool(specs))
-        metrics = evaluate_atoms(test, predictions)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "rules.psl").write_text("\n".join(learner.best_rules_) + "\n", encoding="utf-8")
-        if learner.refine_history_ is not None:
-            (out / "agent_rules.psl").write_text(
-                "\n".join(learner.agent_rules_) + "\n", encoding="utf-8"
-            )
-        weights = [
-            {"rule": r, "weight": float(r.split(":", 1)[0])}
-            for r in learner.best_rules_
-            if ":" in r and _is_float(r.split(":", 1)[0])
-        ]
+        metrics = evaluate_atoms(test, learner.predict(test, fair=bool(specs)))
+        refined = learner.refine_history_
         payload = {
             "dataset": dataset,
             "fold": fold,
@@ -333,14 +193,11 @@ def learn_cmd(
             "best_reward": learner.best_reward_,
             "agent_reward": learner.agent_reward_,
             "refine_seconds": refine_seconds,
-            "refine_moves": (
-                [] if learner.refine_history_ is None else learner.refine_history_["move"].tolist()
-            ),
-            "weights": weights,
+            "refine_moves": [] if refined is None else refined["move"].tolist(),
+            "weights": rule_weights(learner.best_rules_),
             "test_metrics": metrics,
         }
-        _write_json(out / "metrics.json", payload)
-        learner.history_.astype({"clauses": str}).to_csv(out / "history.csv", index=False)
+        write_a3sl(learner, out, payload)
     if as_json:
         typer.echo(json.dumps(payload, indent=2, default=str))
     else:
@@ -352,9 +209,14 @@ def learn_cmd(
         )
 
 
-def _is_float(text: str) -> bool:
+def _parse_prior(prior: str | None) -> float:
+    """Read ``--prior eqodds=<strength>`` (0 without the option)."""
+    if prior is None:
+        return 0.0
+    match = _OPTION.match(prior)
+    if match is None or match.group(1).lower() not in ("eqodds", "equalized_odds"):
+        raise fail(f"--prior: write 'eqodds=<strength>', got {prior!r}.")
     try:
-        float(text)
+        return float(match.group(2))
     except ValueError:
-        return False
-    return True
+        raise fail(f"--prior: the strength must be a number, got {match.group(2)!r}.") from None

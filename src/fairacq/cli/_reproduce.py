@@ -52,92 +52,71 @@ def run_named(
         )
 
 
+_Full = Annotated[
+    bool, typer.Option("--full/--quick", help="The paper's settings, or the quick preset.")
+]
+_Address = Annotated[str | None, typer.Option(help="dask scheduler address (implies dask).")]
+_Resume = Annotated[
+    bool,
+    typer.Option(
+        "--resume/--no-resume",
+        help="Reuse tasks finished by an earlier run into the same --out (OUT/task-cache).",
+    ),
+]
+_Sets = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        help="Change one config field of the preset, FIELD=VALUE (repeatable; VALUE is "
+        "JSON, lists become tuples): e.g. --set n_train_iter=3000 --set "
+        "one_minus_gammas=[0.2,0.8]. Recorded in the summary's command line.",
+    ),
+]
+_Merge = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--merge",
+        help="Instead of running, summarise the output directories of runs of parts of "
+        "the experiment (repeatable; e.g. dadi-fig2 run with --set folds=[0,1] and "
+        "--set folds=[2,3]) as one run into --out.",
+    ),
+]
+
+
 def reproduce_cmd(
     name: Annotated[str | None, typer.Argument(help="Experiment name (see --list).")] = None,
     list_: Annotated[bool, typer.Option("--list", help="List the experiments.")] = False,
     out: Annotated[Path | None, typer.Option(help="Output directory.")] = None,
-    full: Annotated[
-        bool, typer.Option("--full/--quick", help="The paper's settings, or the quick preset.")
-    ] = False,
+    full: _Full = False,
     seeds: Annotated[int | None, typer.Option(help="Number of trials (seeds).")] = None,
     seed: Annotated[int | None, typer.Option(help="Root seed.")] = None,
     executor: Annotated[str, typer.Option(help="serial, local (process pool) or dask.")] = "local",
-    address: Annotated[
-        str | None, typer.Option(help="dask scheduler address (implies dask).")
-    ] = None,
+    address: _Address = None,
     workers: Annotated[int | None, typer.Option(help="Worker processes.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print summary rows as JSON.")] = False,
-    resume: Annotated[
-        bool,
-        typer.Option(
-            "--resume/--no-resume",
-            help="Reuse tasks finished by an earlier run into the same --out (OUT/task-cache).",
-        ),
-    ] = True,
-    set_: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--set",
-            help="Change one config field of the preset, FIELD=VALUE (repeatable; VALUE is "
-            "JSON, lists become tuples): e.g. --set n_train_iter=3000 --set "
-            "one_minus_gammas=[0.2,0.8]. Recorded in the summary's command line.",
-        ),
-    ] = None,
-    merge: Annotated[
-        list[Path] | None,
-        typer.Option(
-            "--merge",
-            help="Instead of running, summarise the output directories of runs of parts of "
-            "the experiment (repeatable; e.g. dadi-fig2 run with --set folds=[0,1] and "
-            "--set folds=[2,3]) as one run into --out.",
-        ),
-    ] = None,
+    resume: _Resume = True,
+    set_: _Sets = None,
+    merge: _Merge = None,
 ) -> None:
     """Reproduce a figure or table of one of the papers and write traces, plots and summaries."""
-    from fairacq.experiments import list_experiments
-
     if list_:
-        specs = list_experiments()
-        if as_json:
-            typer.echo(
-                json.dumps(
-                    [
-                        {"name": s.name, "family": s.family, "paper": s.paper, "title": s.title}
-                        for s in specs
-                    ],
-                    indent=2,
-                )
-            )
-            return
-        table = Table(title="reproducible experiments", title_justify="left")
-        for col in ("name", "family", "paper", "what"):
-            table.add_column(col, overflow="fold")
-        for s in specs:
-            table.add_row(s.name, s.family, s.paper, s.title)
-        console.print(table)
+        _print_experiments(as_json)
         return
     if name is None:
         raise fail("name an experiment, or pass --list to see them.")
+    target = out if out is not None else Path("results") / name
+    _check_out(target)
     if merge:
         if set_ or seeds is not None or seed is not None:
             raise fail(
                 "--merge takes the parts' own settings; drop --set, --seeds and --seed "
                 "(run each part with them instead)."
             )
-        _merge_parts(name, merge, out)
+        _merge_parts(name, merge, target)
         return
     overrides = parse_overrides(set_ or [])
-    if seeds is not None:
-        overrides["n_trials"] = seeds
-    if seed is not None:
-        overrides["seed"] = seed
-    target = out if out is not None else Path("results") / name
-    words = ["fairacq", "reproduce", name, "--full" if full else "--quick"]
-    words += [] if seeds is None else ["--seeds", str(seeds)]
-    words += [] if seed is None else ["--seed", str(seed)]
-    for item in set_ or []:
-        words += ["--set", item]
-    words += ["--out", str(target)]
+    overrides.update({} if seeds is None else {"n_trials": seeds})
+    overrides.update({} if seed is None else {"seed": seed})
     with user_errors():
         result = run_named(
             name,
@@ -148,16 +127,16 @@ def reproduce_cmd(
             workers=workers,
             overrides=overrides,
             resume=resume,
-            command=" ".join(shlex.quote(w) for w in words),
+            command=_command_line(name, full, seeds, seed, set_ or [], target),
         )
+    _print_result(name, target, result, as_json)
+
+
+def _print_result(name: str, target: Path, result: Any, as_json: bool) -> None:
+    """Print what a run wrote (or its summary rows as JSON)."""
     if as_json:
-        typer.echo(
-            json.dumps(
-                {"experiment": result.experiment, "preset": result.preset, "rows": result.rows},
-                indent=2,
-                default=str,
-            )
-        )
+        payload = {"experiment": result.experiment, "preset": result.preset, "rows": result.rows}
+        typer.echo(json.dumps(payload, indent=2, default=str))
     else:
         console.print(
             f"{name}: wrote {target}/summary.md, summary.json, "
@@ -165,11 +144,50 @@ def reproduce_cmd(
         )
 
 
-def _merge_parts(name: str, parts: list[Path], out: Path | None) -> None:
-    """Summarise the part runs ``parts`` of experiment ``name`` into ``out``."""
+def _check_out(target: Path) -> None:
+    """Exit with code 2 before any work when ``target`` cannot be an output folder."""
+    from fairacq._io import check_output_dir
+
+    with user_errors():
+        check_output_dir(target, option="--out")
+
+
+def _print_experiments(as_json: bool) -> None:
+    """Print every reproducible experiment (a table, or JSON)."""
+    from fairacq.experiments import list_experiments
+
+    specs = list_experiments()
+    if as_json:
+        rows = [
+            {"name": s.name, "family": s.family, "paper": s.paper, "title": s.title} for s in specs
+        ]
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    table = Table(title="reproducible experiments", title_justify="left")
+    for col in ("name", "family", "paper", "what"):
+        table.add_column(col, overflow="fold")
+    for s in specs:
+        table.add_row(s.name, s.family, s.paper, s.title)
+    console.print(table)
+
+
+def _command_line(
+    name: str, full: bool, seeds: int | None, seed: int | None, sets: list[str], target: Path
+) -> str:
+    """Return the command that reproduces this run (recorded in its summary)."""
+    words = ["fairacq", "reproduce", name, "--full" if full else "--quick"]
+    words += [] if seeds is None else ["--seeds", str(seeds)]
+    words += [] if seed is None else ["--seed", str(seed)]
+    for item in sets:
+        words += ["--set", item]
+    words += ["--out", str(target)]
+    return " ".join(shlex.quote(w) for w in words)
+
+
+def _merge_parts(name: str, parts: list[Path], target: Path) -> None:
+    """Summarise the part runs ``parts`` of experiment ``name`` into ``target``."""
     from fairacq.experiments import merge_experiment
 
-    target = out if out is not None else Path("results") / name
     words = ["fairacq", "reproduce", name]
     for part in parts:
         words += ["--merge", str(part)]
@@ -192,8 +210,6 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
     typer.Exit
         (exit code 2) when an item has no ``=`` or names a field twice.
     """
-    from fairacq.experiments._framework.config import lists_to_tuples
-
     out: dict[str, Any] = {}
     for item in items:
         field, sep, text = item.partition("=")
@@ -206,5 +222,10 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
             value = json.loads(text)
         except json.JSONDecodeError:
             value = text
-        out[field] = lists_to_tuples(value)
+        out[field] = _lists_to_tuples(value)
     return out
+
+
+def _lists_to_tuples(value: Any) -> Any:
+    """Turn JSON lists (nested too) into tuples, as config fields hold sequences."""
+    return tuple(_lists_to_tuples(v) for v in value) if isinstance(value, list) else value

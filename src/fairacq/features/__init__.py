@@ -10,7 +10,8 @@ agents), :class:`ActionSpace` (feature groups as actions), the reward functions,
 that show why dynamic acquisition matters (:func:`static_selection_front`,
 :func:`fixed_subset_baselines`) with :func:`compare_fronts` for AUC-disparity fronts, and
 :func:`leakage_audit`, a fresh adversary's view of what a revealed feature set tells about the
-group.
+group. :func:`train_dadi` trains and scores an agent on a dataset and :func:`reveal_table` runs
+it over a table of people (what ``fairacq features train`` and ``acquire`` do).
 
 Importing this package is cheap: the torch- and gymnasium-based names (:class:`DADI`,
 :class:`DADIEnv`, the networks) load on first access.
@@ -43,6 +44,7 @@ from fairacq.features._rewards import (
     group_weights,
     terminal_reward,
 )
+from fairacq.features._workflow import DadiRun, reveal_table, train_dadi
 
 if TYPE_CHECKING:
     from fairacq.features._dadi import DADI, Acquisition
@@ -59,6 +61,7 @@ __all__ = [
     "AgentNetwork",
     "AgentScorer",
     "DADIEnv",
+    "DadiRun",
     "FrontComparison",
     "LeakageAudit",
     "LearnerScorer",
@@ -74,10 +77,12 @@ __all__ = [
     "group_auc",
     "group_weights",
     "leakage_audit",
+    "reveal_table",
     "score_predictions",
     "sensitive_feature_groups",
     "static_selection_front",
     "terminal_reward",
+    "train_dadi",
 ]
 
 _LAZY = {

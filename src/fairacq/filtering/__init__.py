@@ -14,7 +14,8 @@ group), :class:`QPRegressionProxy`, :class:`QPTreeProxy` (Algorithm 1 weights) a
 :class:`AlphaBetaProxy` tree (Algorithms 3-4: splits learned by a Lagrangian game, alpha
 guaranteed in-sample). A fitted proxy saves as plain JSON (:func:`save_proxy` /
 :func:`load_proxy`), without any individual's group label; :func:`interpolation_curve`
-traces the naive and QP proxies' alpha-beta curves (App. A.1.1).
+traces the naive and QP proxies' alpha-beta curves (App. A.1.1). :func:`make_proxy` and
+:func:`fit_proxy` build and fit any proxy by name (:data:`PROXY_NAMES`).
 
 Intersecting groups (App. A.2): pass ``s`` as a DataFrame with one column per group class
 (e.g. race and sex), or a :class:`~fairacq.data.FairDataset` with several sensitive
@@ -25,6 +26,7 @@ attributes. ``A`` then concatenates the within-class distributions, the target i
 
 from __future__ import annotations
 
+from fairacq.filtering._factory import PROXY_NAMES, evaluation_groups, fit_proxy, make_proxy
 from fairacq.filtering._filter import BalancedFilter, FilterResult
 from fairacq.filtering._interpolate import interpolation_curve
 from fairacq.filtering._intersect import (
@@ -54,6 +56,7 @@ from fairacq.filtering._tree import AlphaBetaProxy
 from fairacq.filtering._weights import SamplingWeights, UnreachableTargetWarning, sampling_weights
 
 __all__ = [
+    "PROXY_NAMES",
     "AlphaBetaProxy",
     "BalancedFilter",
     "FilterResult",
@@ -69,6 +72,8 @@ __all__ = [
     "SplitGameResult",
     "TreeRule",
     "UnreachableTargetWarning",
+    "evaluation_groups",
+    "fit_proxy",
     "interpolation_curve",
     "intersecting_conditional_matrix",
     "intersecting_disclosivity",
@@ -76,6 +81,7 @@ __all__ = [
     "intersecting_imbalance",
     "intersecting_imbalance_from_matrix",
     "load_proxy",
+    "make_proxy",
     "paired_regression_oracle",
     "play_split_game",
     "proxy_from_dict",

@@ -1,9 +1,10 @@
 """Predictive performance overall and per group: accuracy, AUC-ROC, AUC-PR.
 
 AUC-ROC and AUC-PR are scikit-learn's :func:`~sklearn.metrics.roc_auc_score` and
-:func:`~sklearn.metrics.average_precision_score` (imported when first used, so
-``import fairacq.metrics`` stays light). Both need the two classes: overall they raise when
-one class is missing; per group they are NaN for a group with one class.
+:func:`~sklearn.metrics.average_precision_score`, computed here with numpy in the same
+operations and order (equal to scikit-learn's values, without importing it: a command line
+that reports an AUC does not pay a second for the import). Both need the two classes: overall
+they raise when one class is missing; per group they are NaN for a group with one class.
 """
 
 from __future__ import annotations
@@ -27,11 +28,48 @@ __all__ = [
 ]
 
 
-def _sklearn_score(kind: str, true: NDArray[np.int64], score: NDArray[np.float64]) -> float:
-    from sklearn.metrics import average_precision_score, roc_auc_score
+def _curve_counts(
+    true: NDArray[np.int64], score: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Return false and true positives at each distinct threshold, highest first (as sklearn)."""
+    order = np.argsort(score, kind="stable")[::-1]
+    sorted_score = score[order]
+    sorted_true = true[order].astype(np.float64)
+    distinct = np.nonzero(np.diff(sorted_score))[0]
+    idx = np.concatenate([distinct, [sorted_true.size - 1]])
+    tps = np.cumsum(sorted_true, dtype=np.float64)[idx]
+    fps = 1 + idx.astype(np.float64) - tps
+    return fps, tps
 
-    fn = roc_auc_score if kind == "roc" else average_precision_score
-    return float(fn(true, score))
+
+def _roc_auc(true: NDArray[np.int64], score: NDArray[np.float64]) -> float:
+    """scikit-learn's ``roc_auc_score`` (binary, both classes present)."""
+    fps, tps = _curve_counts(true, score)
+    if fps.shape[0] > 2:  # drop_intermediate: keep the corners of the curve only
+        keep = np.concatenate([[True], np.logical_or(np.diff(fps, 2), np.diff(tps, 2)), [True]])
+        fps, tps = fps[keep], tps[keep]
+    fps = np.concatenate([[0.0], fps])
+    tps = np.concatenate([[0.0], tps])
+    fpr, tpr = fps / fps[-1], tps / tps[-1]
+    return float(np.sum((fpr[1:] - fpr[:-1]) * (tpr[1:] + tpr[:-1]) / 2.0))
+
+
+def _average_precision(true: NDArray[np.int64], score: NDArray[np.float64]) -> float:
+    """scikit-learn's ``average_precision_score`` (binary, a positive present)."""
+    fps, tps = _curve_counts(true, score)
+    ps = tps + fps
+    with np.errstate(divide="ignore", invalid="ignore"):
+        precision = np.where(ps != 0, np.divide(tps, ps), 0.0)
+    recall = tps / tps[-1]
+    precision = np.concatenate([precision[::-1], [1.0]])
+    recall = np.concatenate([recall[::-1], [0.0]])
+    return float(max(0.0, -np.sum(np.diff(recall) * precision[:-1])))
+
+
+def _sklearn_score(kind: str, true: NDArray[np.int64], score: NDArray[np.float64]) -> float:
+    true = np.asarray(true)
+    score = np.asarray(score, dtype=np.float64)
+    return _roc_auc(true, score) if kind == "roc" else _average_precision(true, score)
 
 
 def _per_group_auc(

@@ -13,7 +13,9 @@ Entry points: the oracles :class:`DatasetOracle`, :class:`GeneratorOracle`,
 :class:`UncuratedSampler`; the round learners :class:`ExactLogistic`,
 :class:`IncrementalMLP`, :class:`IncrementalCNN`; the score functions :func:`vc_deviation`,
 :func:`rademacher_deviation`, :func:`theory_ucb`, :func:`practical_ucb`,
-:func:`mann_kendall_score`. Choices the paper leaves open: ``docs/paper-notes/aopt.md``.
+:func:`mann_kendall_score`; :func:`run_sampler_trials` runs a sampler in independent trials on
+a dataset (a fresh pool/test split each, as ``fairacq sample`` does). Choices the paper leaves
+open: ``docs/paper-notes/aopt.md``.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from fairacq.sampling._learners import ExactLogistic, IncrementalMLP
 from fairacq.sampling._oracles import CallbackOracle, DatasetOracle, GeneratorOracle, GroupOracle
 from fairacq.sampling._registry import available_samplers, make_sampler
 from fairacq.sampling._trend import mann_kendall_score
+from fairacq.sampling._trials import run_sampler_trials
 from fairacq.sampling._ucb import practical_ucb, rademacher_deviation, theory_ucb, vc_deviation
 
 __all__ = [
@@ -54,6 +57,7 @@ __all__ = [
     "mann_kendall_score",
     "practical_ucb",
     "rademacher_deviation",
+    "run_sampler_trials",
     "theory_ucb",
     "vc_deviation",
 ]

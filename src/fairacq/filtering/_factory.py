@@ -1,0 +1,147 @@
+"""Proxies by name, fitted on a dataset; the true groups of candidates for evaluation."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from fairacq._validation import did_you_mean
+from fairacq.data import FairDataset
+from fairacq.exceptions import InvalidDataError
+from fairacq.filtering._membership import GroupClasses
+from fairacq.filtering._proxies import (
+    NaiveRegressionProxy,
+    NaiveTreeProxy,
+    QPRegressionProxy,
+    QPTreeProxy,
+)
+from fairacq.filtering._tree import AlphaBetaProxy
+
+__all__ = ["PROXY_NAMES", "evaluation_groups", "fit_proxy", "make_proxy"]
+
+#: Names accepted by :func:`make_proxy`.
+PROXY_NAMES = ("naive-regression", "qp-regression", "naive-tree", "qp-tree", "alpha-beta")
+
+_CLASSES: dict[str, type] = {
+    "naive-regression": NaiveRegressionProxy,
+    "qp-regression": QPRegressionProxy,
+    "naive-tree": NaiveTreeProxy,
+    "qp-tree": QPTreeProxy,
+}
+
+
+def make_proxy(name: str, *, alpha: float = 0.2, gamma: float = 0.1) -> Any:
+    """Build an unfitted proxy by name.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`PROXY_NAMES`.
+    alpha, gamma : float
+        Disclosivity allowed and progress parameter of :class:`AlphaBetaProxy` (the other
+        proxies take no parameter).
+
+    Raises
+    ------
+    UnknownNameError
+        With the closest name.
+
+    Examples
+    --------
+    >>> type(make_proxy("qp-tree")).__name__
+    'QPTreeProxy'
+    """
+    if name == "alpha-beta":
+        return AlphaBetaProxy(alpha=alpha, gamma=gamma)
+    if name not in _CLASSES:
+        raise did_you_mean("proxy", name, PROXY_NAMES, "fairacq filter fit --help")
+    return _CLASSES[name]()
+
+
+def fit_proxy(
+    data: FairDataset,
+    proxy: str = "alpha-beta",
+    *,
+    sensitive: Sequence[str] | None = None,
+    alpha: float = 0.2,
+    gamma: float = 0.1,
+) -> Any:
+    """Fit proxy ``proxy`` on a labelled sample.
+
+    Parameters
+    ----------
+    data : FairDataset
+        The labelled sample.
+    proxy : str, default="alpha-beta"
+        One of :data:`PROXY_NAMES`.
+    sensitive : sequence of str or None, default=None
+        None or one attribute: balance the groups of ``data`` (every group, in code order).
+        Several attributes: balance them as intersecting group classes (App. A.2), one
+        class per attribute.
+    alpha, gamma : float
+        See :func:`make_proxy`.
+
+    Returns
+    -------
+    The fitted proxy.
+
+    Warns
+    -----
+    UnreachableTargetWarning
+        When the proxy cannot reach the balance target.
+    """
+    model = make_proxy(proxy, alpha=alpha, gamma=gamma)
+    if sensitive is None or len(sensitive) <= 1:
+        return model.fit(data.X, data.s, groups=list(range(data.n_groups)))
+    # Intersecting classes: the dataset's sensitive columns, one per class.
+    return model.fit(data.with_sensitive(*sensitive))
+
+
+def evaluation_groups(
+    frame: pd.DataFrame, columns: Sequence[str], classes: GroupClasses | None
+) -> pd.Series | pd.DataFrame:
+    """Return the true groups of candidates, to evaluate a filter (never to admit).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The candidates.
+    columns : sequence of str
+        Columns of ``frame`` holding the true groups: one for a proxy of one group
+        attribute, one per class (in the proxy's class order) for an intersecting proxy.
+    classes : GroupClasses or None
+        The proxy's classes (``FittedProxy.classes``), None for one attribute.
+
+    Returns
+    -------
+    pandas.Series or pandas.DataFrame
+        The groups (a frame with the classes' names as columns when intersecting).
+
+    Raises
+    ------
+    InvalidDataError
+        If a column is missing or the number of columns does not match the proxy.
+    """
+    cols = [c.strip() for c in columns]
+    missing = [c for c in cols if c not in frame.columns]
+    if missing or not all(cols):
+        raise InvalidDataError(
+            f"--evaluate names column(s) {missing or cols} that the input lacks. Pass the "
+            "input's columns holding the true groups, separated by commas."
+        )
+    if classes is None:
+        if len(cols) != 1:
+            raise InvalidDataError(
+                f"--evaluate: the proxy has one group attribute but {len(cols)} columns were "
+                "given. Pass one column."
+            )
+        return frame[cols[0]]
+    if len(cols) != len(classes.names):
+        raise InvalidDataError(
+            f"--evaluate: the proxy balances the group classes {list(classes.names)}; pass "
+            f"one column per class, in that order. Got {cols}."
+        )
+    # The proxy's classes are named after the sensitive columns it was fitted on.
+    return frame[cols].set_axis(list(classes.names), axis=1)
