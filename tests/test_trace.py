@@ -100,3 +100,37 @@ def test_plot_smoke():
     ax = _trace().plot("accuracy", reference=0.5)
     assert ax.get_ylabel() == "accuracy"
     assert len(ax.lines) == 2
+
+
+def test_a_torn_or_mixed_pair_of_trace_files_is_refused(tmp_path):
+    """A checkpoint at step 12 whose sidecar is from step 10 (a kill between the two writes,
+    or one file copied over) is refused with one line; a sidecar from before the pair was
+    recorded is still read."""
+    import json
+    import shutil
+
+    def run(n):
+        rec = TraceRecorder(method="m", config={}, random_state=0)
+        for i in range(n):
+            rec.record(cost=i, accuracy=i / 20)
+        return rec.finish()
+
+    run(10).save(tmp_path / "ten")
+    run(12).save(tmp_path / "twelve")
+    shutil.copy(tmp_path / "ten.json", tmp_path / "twelve.json")
+    with pytest.raises(CorruptFileError, match=r"\(12 steps\) and twelve.json \(written for 10"):
+        Trace.load(tmp_path / "twelve")
+    rec = TraceRecorder(method="m", config={}, random_state=1)
+    for i in range(10):
+        rec.record(cost=i, accuracy=0.5)
+    rec.finish().save(tmp_path / "other")
+    shutil.copy(tmp_path / "ten.json", tmp_path / "other.json")  # same length, other values
+    with pytest.raises(CorruptFileError, match="do not belong together"):
+        Trace.load(tmp_path / "other")
+    old = json.loads((tmp_path / "ten.json").read_text())
+    del old["trace_file"]  # what earlier versions wrote
+    (tmp_path / "ten.json").write_text(json.dumps(old))
+    assert Trace.load(tmp_path / "ten") == run(10)
+    assert (
+        "trace_file" not in Trace.load(tmp_path / "twelve.parquet".replace("twelve", "ten")).meta
+    )

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fairacq._io import atomic_path, read_json, write_json
+from fairacq._io import atomic_path, read_json, sha256_file, write_json
 from fairacq._random import seed_of
 from fairacq._version import __version__
 from fairacq.exceptions import CorruptFileError, InvalidDataError
@@ -34,6 +34,8 @@ _VOLATILE_META = frozenset(
         "resumed_at_step",
     }
 )
+#: Sidecar key holding the Parquet file's checksum and step count (not part of ``meta``).
+_PAIR_KEY = "trace_file"
 _PACKAGES = ("numpy", "scipy", "pandas", "scikit-learn", "torch", "cvxpy")
 
 
@@ -145,6 +147,10 @@ class Trace:
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write ``<path>.parquet`` and its JSON sidecar ``<path>.json`` atomically.
 
+        The sidecar records the Parquet file's sha256 and step count, so a pair whose two
+        files come from different saves (a copy of one of them, or a kill between the two
+        writes) is refused by :meth:`load`.
+
         Returns
         -------
         pathlib.Path
@@ -154,7 +160,9 @@ class Trace:
         parquet = base.with_suffix(".parquet")
         with atomic_path(parquet) as tmp:
             self._steps.to_parquet(tmp, index=False)
-        write_json(base.with_suffix(".json"), self._meta)
+            digest = sha256_file(tmp)
+        pair = {"parquet_sha256": digest, "n_steps": len(self._steps)}
+        write_json(base.with_suffix(".json"), {**self._meta, _PAIR_KEY: pair})
         return parquet
 
     @classmethod
@@ -198,6 +206,7 @@ class Trace:
         meta = read_json(sidecar)
         if not isinstance(meta, dict):
             raise CorruptFileError(f"Trace sidecar {sidecar} must hold a JSON object.")
+        _check_pair(parquet, sidecar, meta.pop(_PAIR_KEY, None), len(steps))
         return cls(steps, meta)
 
     def plot(
@@ -331,6 +340,25 @@ class TraceRecorder:
             "package_versions": _package_versions(),
         }
         return Trace(steps, full_meta)
+
+
+def _check_pair(parquet: Path, sidecar: Path, pair: Any, n_steps: int) -> None:
+    """Refuse a Parquet file and a sidecar that were not written by one save.
+
+    A sidecar written before the pair was recorded carries none and is accepted as it is.
+    """
+    if pair is None:
+        return
+    ok = isinstance(pair, dict) and pair.get("n_steps") == n_steps
+    if ok and pair.get("parquet_sha256") != sha256_file(parquet):
+        ok = False
+    if not ok:
+        recorded = pair.get("n_steps") if isinstance(pair, dict) else "?"
+        raise CorruptFileError(
+            f"Trace files {parquet.name} ({n_steps} steps) and {sidecar.name} (written for "
+            f"{recorded} steps) do not belong together: one was replaced or a save was cut "
+            "short. Restore both files from the same run, or re-run it."
+        )
 
 
 def _base_path(path: str | os.PathLike[str]) -> Path:
