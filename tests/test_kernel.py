@@ -165,3 +165,29 @@ def test_atomic_writes_honour_the_umask_and_clean_orphans(tmp_path):
     assert live.exists()
     assert (tmp_path / "a.txt").read_text() == "y"
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["a.txt", live.name])
+
+
+def test_read_json_names_every_problem_in_one_line(tmp_path):
+    import json
+
+    from fairacq._io import MAX_JSON_DEPTH, read_json
+    from fairacq.exceptions import CorruptFileError
+
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * (MAX_JSON_DEPTH + 1) + "]" * (MAX_JSON_DEPTH + 1))
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\xff\xfe\x00\x01")
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"a": ')
+    cases = [(deep, "nests deeper"), (binary, "not a text file"), (broken, "not valid JSON"),
+             (tmp_path, "is a folder"), (tmp_path / "nope.json", "does not exist")]  # fmt: skip
+    for path, match in cases:
+        with pytest.raises(CorruptFileError, match=match) as info:
+            read_json(path)
+        assert "\n" not in str(info.value)
+    with pytest.raises(FileNotFoundError):  # a missing file is still a FileNotFoundError
+        read_json(tmp_path / "nope.json")
+    fine = tmp_path / "fine.json"
+    value = {"s": '[[[{{{"\\', "x": [[1]] * 3}  # brackets and escapes inside a string
+    fine.write_text(json.dumps(value))
+    assert read_json(fine) == value

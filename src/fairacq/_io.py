@@ -13,6 +13,7 @@ import glob
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -231,16 +232,58 @@ def write_json(path: str | os.PathLike[str], obj: Any) -> None:
         f.write("\n")
 
 
+class _MissingFileError(CorruptFileError, FileNotFoundError):
+    """A file that does not exist (also a :class:`FileNotFoundError`)."""
+
+
+#: Deepest nesting a JSON artefact may have (fairacq's own are a few levels deep); deeper
+#: files are refused before the parser recurses.
+MAX_JSON_DEPTH = 64
+
+
 def read_json(path: str | os.PathLike[str]) -> Any:
-    """Read a JSON file, raising :class:`CorruptFileError` with the path when it is malformed."""
+    """Read a JSON file, raising :class:`CorruptFileError` naming the path on any problem.
+
+    A missing file, a folder, bytes that are not UTF-8 text, malformed JSON and nesting
+    deeper than :data:`MAX_JSON_DEPTH` each give one line naming the file and the fix.
+    """
+    where = Path(path)
+    if where.is_dir():
+        raise CorruptFileError(f"{where} is a folder, not a JSON file. Pass the .json file.")
     try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
+        text = where.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise _MissingFileError(f"{where} does not exist. Check the path.") from exc
+    except UnicodeDecodeError as exc:
+        raise CorruptFileError(
+            f"{where} is not a text file (byte {exc.start} is not UTF-8). Pass the .json "
+            "file fairacq wrote."
+        ) from exc
+    _check_depth(where, text)
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise CorruptFileError(
-            f"{path} is not valid JSON ({exc.msg} at line {exc.lineno}). "
+            f"{where} is not valid JSON ({exc.msg} at line {exc.lineno}). "
             "Delete it and re-create it, or restore it from a backup."
         ) from exc
+
+
+def _check_depth(path: Path, text: str) -> None:
+    """Refuse JSON nested deeper than :data:`MAX_JSON_DEPTH` (brackets inside strings aside)."""
+    brackets = _NOT_BRACKET.sub("", _STRING.sub('""', text))
+    depth = 0
+    for char in brackets:
+        depth += 1 if char in "[{" else -1
+        if depth > MAX_JSON_DEPTH:
+            raise CorruptFileError(
+                f"{path} nests deeper than {MAX_JSON_DEPTH} levels; no fairacq file does. "
+                "Pass the file fairacq wrote."
+            )
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]")
 
 
 def sha256_file(path: str | os.PathLike[str], *, chunk: int = 1 << 20) -> str:

@@ -95,3 +95,32 @@ def test_corrupt_rule(tmp_path: Path) -> None:
     path.write_text(json.dumps(data))
     with pytest.raises(CorruptFileError, match="incomplete"):
         load_proxy(path)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "match"),
+    [
+        ("rho", lambda v: [1.5, *v[1:]], r"rho must hold admission probabilities in \[0, 1\]"),
+        ("rho", lambda v: [float("nan"), *v[1:]], "rho must hold"),
+        ("rho", lambda v: v[1:], "rho needs one entry per row of A"),
+        ("proxy_marginal", lambda v: [-0.1, *v[1:]], "proxy_marginal must hold a distribution"),
+        ("A", lambda v: [[2.0] * len(v[0]), *v[1:]], "A must hold probabilities"),
+        ("target", lambda v: v[:-1], "target needs one entry per column of A"),
+    ],
+)
+def test_a_tampered_proxy_is_refused_in_one_line(field, value, match, tmp_path: Path) -> None:
+    X, s = make_sample(300, seed=1)
+    path = save_proxy(QPTreeProxy(max_depth=3, random_state=0).fit(X, s), tmp_path / "p.json")
+    data = json.loads(path.read_text())
+    data[field] = value(data[field])
+    path.write_text(json.dumps(data))
+    with pytest.raises(CorruptFileError, match=match) as info:
+        load_proxy(path)
+    assert "\n" not in str(info.value)
+
+
+def test_load_proxy_on_a_folder_or_a_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(CorruptFileError, match="is a folder"):
+        load_proxy(tmp_path)
+    with pytest.raises(CorruptFileError, match="does not exist"):
+        load_proxy(tmp_path / "nope.json")

@@ -126,7 +126,36 @@ def proxy_from_dict(data: dict[str, Any]) -> FittedProxy:
             "load_proxy: the group classes in the proxy file do not match its groups or the "
             "columns of A. Re-save the proxy."
         )
+    _check_values(fitted)
     return fitted
+
+
+def _check_values(fitted: FittedProxy) -> None:
+    """Refuse shapes and values a fitted proxy cannot have (a tampered or damaged file)."""
+    A, r_hat, rho, target = fitted.A, fitted.proxy_marginal, fitted.rho, fitted.target
+    n_values = A.shape[0] if A.ndim == 2 else -1
+    problems = [
+        (A.ndim != 2 or A.shape[1] < 2, "A must be a matrix with a column per group"),
+        (r_hat.shape != (n_values,), "proxy_marginal needs one entry per row of A"),
+        (rho.shape != (n_values,), "rho needs one entry per row of A"),
+        (target.shape != (A.shape[-1],), "target needs one entry per column of A"),
+    ]
+    for bad, what in problems:
+        if bad:
+            raise CorruptFileError(f"load_proxy: {what}. Re-save the proxy.")
+    checks = [
+        ("rho", rho, np.all((rho >= 0) & (rho <= 1)), "admission probabilities in [0, 1]"),
+        ("A", A, np.all((A >= 0) & (A <= 1)), "probabilities in [0, 1]"),
+        ("proxy_marginal", r_hat, np.all(r_hat >= 0) and abs(r_hat.sum() - 1) < 1e-6,
+         "a distribution (>= 0, summing to 1)"),
+        ("target", target, np.all(target >= 0), "shares >= 0"),
+    ]  # fmt: skip
+    for name, values, ok, what in checks:
+        if not (np.all(np.isfinite(values)) and ok):
+            raise CorruptFileError(
+                f"load_proxy: {name} must hold {what}; the file holds "
+                f"{np.asarray(values).ravel()[:4].tolist()}... Re-save the proxy."
+            )
 
 
 def save_proxy(proxy: Any, path: str | os.PathLike[str]) -> Path:
