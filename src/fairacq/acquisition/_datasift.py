@@ -260,7 +260,7 @@ class DataSiftAcquirer(Acquirer):
             warnings.simplefilter("always", PartitionDroppedWarning)
             kept, dropped = drop_small_partitions(parts, min_size)
         for w in caught:
-            warnings.warn(w.message, PartitionDroppedWarning, stacklevel=3)
+            warnings.warn(w.message, PartitionDroppedWarning, stacklevel=5)  # the run() call
         self.dropped_partitions_ = [int(d) for d in dropped]
         labels = parts.labels
         state.available &= np.isin(labels, np.asarray(kept, dtype=np.int64))
