@@ -191,3 +191,20 @@ def test_read_json_names_every_problem_in_one_line(tmp_path):
     value = {"s": '[[[{{{"\\', "x": [[1]] * 3}  # brackets and escapes inside a string
     fine.write_text(json.dumps(value))
     assert read_json(fine) == value
+
+
+def test_warnings_name_the_callers_line_not_the_library():
+    from fairacq.acquisition import DataSiftAcquirer
+    from fairacq.acquisition._partition import PartitionDroppedWarning
+    from fairacq.data import load_toy
+
+    ds = load_toy(600, random_state=0)
+    train, val, pool = (
+        ds.subset(range(100)),
+        ds.subset(range(100, 200)),
+        ds.subset(range(200, 600)),
+    )
+    acq = DataSiftAcquirer(budget=200, batch_size=60, n_partitions=8, random_state=0)
+    with pytest.warns(PartitionDroppedWarning) as caught:
+        acq.run(train, pool, validation=val)
+    assert caught[0].filename == __file__

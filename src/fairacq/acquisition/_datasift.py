@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 
 from fairacq._random import KEY_PREPARE, child
 from fairacq._validation import Interval, Options
+from fairacq._warnings import warn_caller
 from fairacq.acquisition._acquirer import Acquirer
 from fairacq.acquisition._bandit import make_policy
 from fairacq.acquisition._chunk_map import ChunkExecutor
@@ -260,7 +261,7 @@ class DataSiftAcquirer(Acquirer):
             warnings.simplefilter("always", PartitionDroppedWarning)
             kept, dropped = drop_small_partitions(parts, min_size)
         for w in caught:
-            warnings.warn(w.message, PartitionDroppedWarning, stacklevel=5)  # the run() call
+            warn_caller(str(w.message), PartitionDroppedWarning)
         self.dropped_partitions_ = [int(d) for d in dropped]
         labels = parts.labels
         state.available &= np.isin(labels, np.asarray(kept, dtype=np.int64))
