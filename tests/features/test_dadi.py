@@ -424,3 +424,42 @@ def test_checkpoint_dir_with_other_files_is_refused_before_training(tmp_path):
     with pytest.raises(InvalidParameterError, match="folder of its own"):
         DADI(**dict(QUICK, checkpoint_dir=tmp_path)).fit(load_toy(n=100))
     assert (tmp_path / "results.csv").read_text() == "keep me"
+
+
+@pytest.mark.parametrize(
+    ("edit", "match"),
+    [
+        (lambda c: c["params"].update(gamma="high"), "'gamma' parameter"),
+        (lambda c: c.update(scale_std=[0.0] * len(c["scale_std"])), "scale_std holds values"),
+        (lambda c: c.update(group_weights=[float("nan")] * len(c["group_weights"])),
+         "group_weights holds"),
+    ],
+)  # fmt: skip
+def test_load_refuses_a_tampered_configuration(tmp_path, fitted, edit, match):
+    import json
+
+    fitted.save(tmp_path / "m")
+    cfg = json.loads((tmp_path / "m" / "config.json").read_text())
+    edit(cfg)
+    (tmp_path / "m" / "config.json").write_text(json.dumps(cfg))
+    with pytest.raises(CorruptFileError, match=match) as info:
+        DADI.load(tmp_path / "m")
+    assert "\n" not in str(info.value)
+
+
+def test_load_refuses_a_folder_mixing_two_saves(tmp_path, adult, fitted):
+    import shutil
+
+    fitted.save(tmp_path / "a")
+    DADI(gamma=0.5, random_state=1, **QUICK).fit(adult).save(tmp_path / "b")
+    shutil.copy(tmp_path / "b" / "agent.pt", tmp_path / "a" / "agent.pt")
+    with pytest.raises(CorruptFileError, match=r"agent\.pt is not the file saved with"):
+        DADI.load(tmp_path / "a")
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, 1e300])
+def test_acquire_refuses_values_it_cannot_use(fitted, adult, bad):
+    X = adult.X.iloc[:5].copy()
+    X.iloc[2, 0] = bad
+    with pytest.raises(InvalidDataError, match=r"infinite or too large values \(row 2"):
+        fitted.acquire(X)

@@ -31,11 +31,11 @@ from fairacq._checkpoint import (
     is_checkpoint_folder,
     resolve_checkpoint,
 )
-from fairacq._io import read_json, write_json
+from fairacq._io import read_json, sha256_file, write_json
 from fairacq._loop import RunLoop, run_loop
 from fairacq._random import child_seeds
 from fairacq._trace import Trace, TraceRecorder
-from fairacq._validation import Interval, Options, check_groups, check_no_nan
+from fairacq._validation import MAX_ABS_VALUE, Interval, Options, check_groups, check_no_nan
 from fairacq._version import __version__
 from fairacq.exceptions import (
     CorruptFileError,
@@ -496,12 +496,17 @@ class DADI(Strategy):
                 f"{where}: feature values must be numeric ({exc}). Encode the input like the "
                 "training data."
             ) from exc
-        nan = np.isnan(arr) if mask is None else np.isnan(arr) & mask
-        if nan.any():
-            rows, cols = np.nonzero(nan)
+        with np.errstate(invalid="ignore"):
+            unusable = ~np.isfinite(arr) | (np.abs(arr) >= MAX_ABS_VALUE)
+        if mask is not None:
+            unusable &= mask
+        if unusable.any():
+            rows, cols = np.nonzero(unusable)
+            what = "NaN" if np.isnan(arr[rows[0], cols[0]]) else "infinite or too large"
             raise InvalidDataError(
-                f"{where}: column '{self.columns_[cols[0]]}' has NaN values (row {rows[0]}, "
-                f"{int(nan.sum())} in all). DADI needs every value it may reveal; impute them."
+                f"{where}: column '{self.columns_[cols[0]]}' has {what} values (row {rows[0]}, "
+                f"{int(unusable.sum())} unusable values in all). DADI needs every value it may "
+                "reveal to be a finite number; impute or rescale them."
             )
         return frame, arr
 
@@ -782,6 +787,7 @@ class DADI(Strategy):
         config = {
             "format": _FORMAT,
             "version": __version__,
+            "files": {name: sha256_file(path / name) for name in ("agent.pt", "adversary.pt")},
             "params": self._json_params(),
             "columns": self.columns_,
             "feature_groups": self.feature_groups_,
@@ -844,11 +850,13 @@ class DADI(Strategy):
                 actions.n_columns,
             ):
                 raise KeyError("scale_mean/scale_std")
+            _check_saved_values(model)
         except (KeyError, TypeError, ValueError, InvalidDataError) as exc:
             raise CorruptFileError(
                 f"{cfg_path} is not a valid DADI configuration ({type(exc).__name__}: {exc}). "
                 "Re-save the model."
             ) from exc
+        _check_manifest(path, cfg.get("files"))
         agent, adversary = model._networks(actions, n_groups, None)
         for name, net in (("agent.pt", agent), ("adversary.pt", adversary)):
             state = load_tensors(path / name)
@@ -871,6 +879,45 @@ class DADI(Strategy):
 # ----------------------------------------------------------------------------------------
 # helpers
 # ----------------------------------------------------------------------------------------
+def _check_saved_values(model: DADI) -> None:
+    """Refuse saved parameters or scaling that a fitted model cannot have (a tampered file).
+
+    The parameters are checked against the constraints the constructor's users get; the
+    scaling must be finite with positive spreads; the group weights finite and >= 0.
+    """
+    try:
+        model._validate_params()
+    except InvalidParameterError as exc:
+        raise ValueError(str(exc)) from exc
+    arrays = {
+        "scale_mean": (model.scale_mean_, np.isfinite(model.scale_mean_)),
+        "scale_std": (model.scale_std_, np.isfinite(model.scale_std_) & (model.scale_std_ > 0)),
+        "group_weights": (model.group_weights_, np.isfinite(model.group_weights_)
+                          & (model.group_weights_ >= 0)),
+    }  # fmt: skip
+    for name, (values, ok) in arrays.items():
+        if not np.all(ok):
+            bad = np.asarray(values).ravel()[~np.asarray(ok).ravel()][:3].tolist()
+            raise ValueError(f"{name} holds values a fitted model cannot have: {bad}")
+    if model.n_groups_ != len(model.group_names_) or model.n_groups_ < 2:
+        raise ValueError(f"n_groups {model.n_groups_} does not match {model.group_names_}")
+
+
+def _check_manifest(path: Path, files: Any) -> None:
+    """Refuse network files that are not the ones saved with ``config.json``.
+
+    A model saved before the manifest existed has none and is read as it is.
+    """
+    if files is None:
+        return
+    for name in ("agent.pt", "adversary.pt"):
+        if not isinstance(files, dict) or files.get(name) != sha256_file(path / name):
+            raise CorruptFileError(
+                f"{path / name} is not the file saved with {path / 'config.json'} (its "
+                "checksum differs): the model folder mixes two saves. Re-save the model."
+            )
+
+
 def _init_params() -> set[str]:
     return set(DADI._get_param_names())
 
