@@ -372,3 +372,20 @@ def test_acquire_partial_refit(tmp_path):
     bad = _run(*args, "--refit", "warm")
     assert bad.exit_code == 2
     assert "'refit' parameter" in bad.output
+
+
+def test_metrics_lists_every_registered_metric():
+    import json
+
+    from fairacq.metrics import available
+
+    out = runner.invoke(app, ["metrics", "--json"])
+    assert out.exit_code == 0, out.output
+    records = json.loads(out.output)
+    assert [r["name"] for r in records] == available()
+    dp = next(r for r in records if r["name"] == "demographic_parity_diff_abs")
+    assert dp["ideal"] == 0.0
+    assert dp["needs"] == ["y_pred", "s"]
+    table = runner.invoke(app, ["metrics"])
+    assert table.exit_code == 0
+    assert "equalized_odds_diff" in table.output

@@ -11,6 +11,7 @@ from fairacq.cli._datasets import datasets_app
 from fairacq.cli._demo import demo_cmd
 from fairacq.cli._features import features_app
 from fairacq.cli._filter import filter_app
+from fairacq.cli._metrics import metrics_cmd
 from fairacq.cli._relational import relational_app
 from fairacq.cli._reproduce import reproduce_cmd
 from fairacq.cli._sample import sample_cmd
@@ -34,6 +35,7 @@ app.command("acquire")(acquire_cmd)
 app.command("sample")(sample_cmd)
 app.command("reproduce")(reproduce_cmd)
 app.command("demo")(demo_cmd)
+app.command("metrics")(metrics_cmd)
 
 
 def _version(value: bool) -> None:
