@@ -115,3 +115,17 @@ def test_interrupted_then_resumed_equals_uninterrupted(method, k, tmp_path):
     assert resumed == full
     assert acq.trace_ is resumed
     assert Trace.load(tmp_path / "ck") != full  # the checkpoint really was partial
+
+
+def test_splits_that_are_not_fair_datasets_are_named():
+    train, val, pool = _parts()
+    cases = [
+        ({"validation": None}, "validation must be a FairDataset, got None"),
+        ({"validation": val.to_numpy()}, "validation must be a FairDataset, got ndarray"),
+        ({"validation": val, "test": val.X}, "test must be a FairDataset, got DataFrame"),
+    ]
+    for kwargs, match in cases:
+        with pytest.raises(InvalidDataError, match=match):
+            RandomAcquirer(budget=20, batch_size=10).run(train, pool, **kwargs)
+    with pytest.raises(InvalidDataError, match="train must be a FairDataset, got ndarray"):
+        RandomAcquirer(budget=20, batch_size=10).run(train.to_numpy(), pool, validation=val)

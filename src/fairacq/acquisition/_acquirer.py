@@ -269,6 +269,7 @@ class Acquirer(Strategy):
         costs: Any,
     ) -> NDArray[np.float64]:
         name = type(self).__name__
+        _check_types(name, train=train, validation=validation, test=test)
         for label, other in (("pool", pool), ("validation", validation), ("test", test)):
             if other is not None and (
                 other.feature_names != train.feature_names
@@ -309,3 +310,17 @@ class Acquirer(Strategy):
                 f"({self.budget}). Use a batch no larger than the budget."
             )
         return cost_arr
+
+
+def _check_types(name: str, **splits: Any) -> None:
+    """Refuse a split that is not a FairDataset (test may be None) with the fix."""
+    for label, value in splits.items():
+        if value is None and label == "test":
+            continue
+        if not isinstance(value, FairDataset):
+            got = "None" if value is None else type(value).__name__
+            raise InvalidDataError(
+                f"{name}.run: {label} must be a FairDataset, got {got}. Build one with "
+                "fairacq.FairDataset(X, y, sensitive) or split one with "
+                "fairacq.data.split_datasift."
+            )
