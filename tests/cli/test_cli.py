@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -389,3 +390,26 @@ def test_metrics_lists_every_registered_metric():
     table = runner.invoke(app, ["metrics"])
     assert table.exit_code == 0
     assert "equalized_odds_diff" in table.output
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        (["reproduce", "aopt-fig1", "--quick", "--set", 'n_trials="many"'], "'n_trials' takes"),
+        (["reproduce", "aopt-fig1", "--quick", "--set", "n_trials=2.5"], "got float 2.5"),
+        (["reproduce", "datasift-fig5", "--quick", "--set", "methods=[1,2]"],
+         r"'methods' takes tuple\[str, ...\]"),
+        (["reproduce", "aopt-fig1", "--quick", "--workers", "-3"], "workers must be an int >= 1"),
+        (["audit", "--dataset", "adult", "--sensitive", "sex", "--test-size", "0"],
+         "'test_size' parameter of audit must be a float in"),
+        (["audit", "--dataset", "adult", "--sensitive", "sex", "--test-size", "1.5"],
+         "Got 1.5 instead"),
+    ],
+)  # fmt: skip
+def test_option_values_of_the_wrong_type_or_range_exit_2_in_one_line(args, match, tmp_path):
+    out = runner.invoke(
+        app, [*args, "--out", str(tmp_path / "o")] if args[0] == "reproduce" else args
+    )
+    assert out.exit_code == 2, out.output
+    assert re.search(match, out.output)
+    assert "Traceback" not in out.output

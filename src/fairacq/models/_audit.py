@@ -11,6 +11,7 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 
 from fairacq._random import derive_int_seed
+from fairacq._validation import Interval, validate_parameter_constraints
 from fairacq.data import FairDataset
 from fairacq.metrics import group_table
 from fairacq.models._evaluate import DEFAULT_METRICS, evaluate, predict_scores
@@ -100,6 +101,11 @@ def audit(
     >>> list(report.groups["group"])
     ['g0', 'g1']
     """
+    validate_parameter_constraints(
+        {"test_size": [Interval(float, 0, 1, closed="neither")]},
+        {"test_size": test_size},
+        "audit",
+    )
     seed = derive_int_seed(random_state)
     strata = dataset.s * 2 + dataset.y
     idx_train, idx_test = train_test_split(

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import types
+import typing
 from dataclasses import dataclass
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Literal, Self, Union
 
 from fairacq.exceptions import InvalidParameterError
 
@@ -66,7 +68,24 @@ class ExperimentConfig:
     @classmethod
     def _with(cls, base: dict[str, Any], preset: str, overrides: dict[str, Any]) -> Self:
         cls._check_fields(overrides, ". Fields: {fields}.")
+        cls._check_types(overrides)
         return cls(**{**base, "preset": preset, **overrides})
+
+    @classmethod
+    def _check_types(cls, values: dict[str, Any]) -> None:
+        """Raise naming the first value whose type its field's annotation does not admit."""
+        try:
+            hints = typing.get_type_hints(cls)
+        except (NameError, TypeError):  # an annotation only a type checker can resolve
+            return
+        for name, value in values.items():
+            hint = hints.get(name, Any)
+            if not _admits(hint, value):
+                raise InvalidParameterError(
+                    f"{cls.__name__}: field {name!r} takes {_describe(hint)}, got "
+                    f"{type(value).__name__} {value!r}. Write e.g. --set {name}=... with "
+                    "a JSON value of that type."
+                )
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> Self:
@@ -101,3 +120,34 @@ class ExperimentConfig:
 def lists_to_tuples(value: Any) -> Any:
     """Turn lists (nested too) into tuples, as configuration fields hold sequences."""
     return tuple(lists_to_tuples(v) for v in value) if isinstance(value, list) else value
+
+
+def _admits(hint: Any, value: Any) -> bool:
+    """Whether ``value`` fits the annotation ``hint`` (unknown annotations admit anything)."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if hint is Any:
+        return True
+    if hint is type(None):
+        return value is None
+    if origin in (Union, types.UnionType):
+        return any(_admits(arg, value) for arg in args)
+    if origin is Literal:
+        return value in args
+    if origin is tuple:
+        if not isinstance(value, tuple):
+            return False
+        if len(args) == 2 and args[1] is Ellipsis:
+            return all(_admits(args[0], v) for v in value)
+        return not args or (len(args) == len(value) and all(map(_admits, args, value)))
+    simple = {bool: (bool,), int: (int,), float: (int, float), str: (str,)}
+    if hint in simple:
+        numeric_bool = isinstance(value, bool) and hint is not bool
+        return isinstance(value, simple[hint]) and not numeric_bool
+    return True
+
+
+def _describe(hint: Any) -> str:
+    """Return a readable annotation (``int``, ``tuple[str, ...]``, ``int | None``)."""
+    if typing.get_origin(hint) is None and hasattr(hint, "__name__"):
+        return str(hint.__name__)
+    return str(hint).replace("typing.", "")

@@ -130,6 +130,11 @@ def make_executor(
     n_workers : int or None
         Worker processes.
     """
+    if n_workers is not None and (isinstance(n_workers, bool) or int(n_workers) < 1):
+        raise InvalidParameterError(
+            f"The number of workers must be an int >= 1, got {n_workers}. Pass --workers 1 "
+            "or more (or leave it out for one per core)."
+        )
     if address is not None or kind == "dask":
         return DaskExecutor(address, n_workers=n_workers)
     if kind == "local":
