@@ -7,7 +7,7 @@ import pytest
 from fairacq.data.synthetic import make_paper_review
 from fairacq.exceptions import CorruptFileError, InvalidDataError, InvalidParameterError
 from fairacq.relational import Database
-from fairacq.relational._database import _infer_arity
+from fairacq.relational.hlmrf._database import _infer_arity
 
 BIAS1 = "fair-a3sl/biasedPaperReview/bias1"
 
@@ -183,7 +183,7 @@ def test_from_csv_dir_reads_the_authors_sample(bias1):
 
 
 def test_argument_columns_of_any_dtype_become_their_str_values():
-    from fairacq.relational._database import _SMALL
+    from fairacq.relational.hlmrf._database import _SMALL
 
     n = _SMALL + 10  # a string column this long is factorised by pyarrow
     frames = {

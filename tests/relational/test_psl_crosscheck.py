@@ -20,14 +20,14 @@ import numpy as np
 import pytest
 
 from fairacq.data.synthetic import make_paper_review
-from fairacq.relational import _pslpython_bridge as bridge
 from fairacq.relational import psl_unavailable
-from fairacq.relational._admm import admm_map
-from fairacq.relational._fairness import fairness_constraints
-from fairacq.relational._grounding import ground
 from fairacq.relational._paper_review_data import paper_review_data
-from fairacq.relational._parser import parse_rules
 from fairacq.relational._relational_data import RelationalData
+from fairacq.relational.bridge import _pslpython as bridge
+from fairacq.relational.hlmrf._grounding import ground
+from fairacq.relational.inference._admm import admm_map
+from fairacq.relational.inference._fairness import fairness_constraints
+from fairacq.relational.psl._parser import parse_rules
 
 _MISSING = psl_unavailable()
 pytestmark = pytest.mark.skipif(_MISSING is not None, reason=f"PSL unavailable: {_MISSING}")

@@ -30,17 +30,21 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
-from fairacq.relational._database import Database
 from fairacq.relational._evaluation import evaluate_atoms
-from fairacq.relational._fairness import FairnessSpec, fairness_constraints, parse_fairness
-from fairacq.relational._ground_model import GroundModel, LinearConstraints
-from fairacq.relational._grounding import ground
-from fairacq.relational._map_inference import map_inference
-from fairacq.relational._map_result import MapResult
-from fairacq.relational._parser import parse_rules
 from fairacq.relational._relational_data import RelationalData
-from fairacq.relational._rules import ArithmeticRule, Rule
-from fairacq.relational._weight_learning import WeightLearningResult, learn_weights
+from fairacq.relational.hlmrf._database import Database
+from fairacq.relational.hlmrf._ground_model import GroundModel, LinearConstraints
+from fairacq.relational.hlmrf._grounding import ground
+from fairacq.relational.inference._fairness import (
+    FairnessSpec,
+    fairness_constraints,
+    parse_fairness,
+)
+from fairacq.relational.inference._map_inference import map_inference
+from fairacq.relational.inference._map_result import MapResult
+from fairacq.relational.learning._weight_learning import WeightLearningResult, learn_weights
+from fairacq.relational.psl._parser import parse_rules
+from fairacq.relational.psl._rules import ArithmeticRule, Rule
 
 __all__ = [
     "MAP_TIGHT",

@@ -21,8 +21,8 @@ from numpy.typing import NDArray
 from fairacq.exceptions import InvalidDataError, UnknownNameError
 
 if TYPE_CHECKING:
-    from fairacq.relational._database import Database
-    from fairacq.relational._ground_model import GroundModel
+    from fairacq.relational.hlmrf._database import Database
+    from fairacq.relational.hlmrf._ground_model import GroundModel
 
 __all__ = ["RelationalData"]
 
@@ -150,7 +150,7 @@ class RelationalData:
 
     def to_database(self) -> Database:
         """Return the data as a :class:`Database` (``Database.from_frames``)."""
-        from fairacq.relational._database import Database
+        from fairacq.relational.hlmrf._database import Database
 
         return Database.from_frames(self.observations, self.targets, self.truth)
 

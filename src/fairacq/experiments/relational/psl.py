@@ -220,7 +220,7 @@ def _pipeline_metrics(
     seed: np.random.SeedSequence,
 ) -> Metrics:
     from fairacq.relational._pipeline import run_pipeline
-    from fairacq.relational._psl_models import make_psl_model
+    from fairacq.relational.psl._models import make_psl_model
 
     model = make_psl_model(model_name)
     fairness = tuple(
@@ -347,7 +347,7 @@ class PslCompasConfig(ExperimentConfig):
     delta : float
         RD tolerance of Fair-PSL (0.1).
     baselines : tuple of str
-        Keys of :data:`fairacq.relational._baselines.COMPAS_BASELINES`.
+        Keys of :data:`fairacq.relational.baselines._compas.COMPAS_BASELINES`.
     weight_iter : int
         Voted-perceptron steps.
     """
@@ -393,9 +393,9 @@ _COMPAS_PAPER_ROWS: dict[str, str | None] = {
 def _compas_unit(
     config: PslCompasConfig, unit: tuple[int, np.random.SeedSequence]
 ) -> dict[str, Metrics]:
-    from fairacq.relational._baselines import compas_baseline
     from fairacq.relational._compas_data import load_compas_relational
     from fairacq.relational._evaluation import evaluate_atoms
+    from fairacq.relational.baselines._compas import compas_baseline
 
     fold, seed = unit
     source: Any = config.source
@@ -540,9 +540,9 @@ def _head_targets(data: RelationalData, n: int | None, seed: np.random.SeedSeque
 def _movielens_unit(
     config: PslMovieLensConfig, unit: tuple[int, np.random.SeedSequence]
 ) -> dict[str, Metrics]:
-    from fairacq.relational._baselines import movielens_baseline
     from fairacq.relational._evaluation import evaluate_atoms
     from fairacq.relational._movielens_data import load_movielens_relational
+    from fairacq.relational.baselines._movielens import movielens_baseline
 
     single_thread()  # Fair-MF runs torch
     fold, seed = unit

@@ -1,6 +1,6 @@
 """Parse PSL rule text into :class:`Rule` and :class:`ArithmeticRule` values.
 
-A recursive-descent parser over the tokens of :mod:`fairacq.relational._psl_syntax`,
+A recursive-descent parser over the tokens of :mod:`fairacq.relational.psl._syntax`,
 following PSL 2.x's grammar (``PSL.g4``): weights ``w:``, hinge exponents ``^1`` / ``^2``,
 hard rules ending with ``.``, conjunction ``&`` / ``&&``, disjunction ``|`` / ``||``,
 negation ``!`` / ``~``, implication ``->`` / ``>>`` and ``<-`` / ``<<``, quoted constants,
@@ -15,8 +15,7 @@ from typing import Literal as TypingLiteral
 from typing import cast
 
 from fairacq.exceptions import InvalidDataError
-from fairacq.relational._psl_syntax import Token, rule_lines, syntax_error, tokenize
-from fairacq.relational._rules import (
+from fairacq.relational.psl._rules import (
     ArithmeticRule,
     Atom,
     BoolAnd,
@@ -38,6 +37,7 @@ from fairacq.relational._rules import (
     coef_function,
     negate,
 )
+from fairacq.relational.psl._syntax import Token, rule_lines, syntax_error, tokenize
 
 __all__ = ["parse_rule", "parse_rules"]
 

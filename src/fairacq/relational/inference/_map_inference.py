@@ -8,10 +8,10 @@ from numpy.typing import ArrayLike
 
 from fairacq._validation import did_you_mean
 from fairacq.exceptions import InvalidParameterError
-from fairacq.relational._admm import admm_map
-from fairacq.relational._ground_model import GroundModel
-from fairacq.relational._map_result import MapResult
-from fairacq.relational._separable import separable_map
+from fairacq.relational.hlmrf._ground_model import GroundModel
+from fairacq.relational.inference._admm import admm_map
+from fairacq.relational.inference._map_result import MapResult
+from fairacq.relational.inference._separable import separable_map
 
 __all__ = ["MAP_SOLVERS", "map_inference"]
 
@@ -35,9 +35,9 @@ def map_inference(
         Potentials and hard linear constraints over the target variables.
     solver : {"admm", "auto", "separable"}, default="admm"
         ``"admm"``: :func:`~fairacq.relational.admm_map`, as PSL does. ``"separable"``: the
-        exact solver of :mod:`fairacq.relational._separable` for models whose potentials each
-        touch one variable and whose constraint rows share one direction (an error
-        otherwise). ``"auto"``: the separable solver when it applies, ADMM otherwise.
+        exact solver of :mod:`fairacq.relational.inference._separable` for models whose
+        potentials each touch one variable and whose constraint rows share one direction (an
+        error otherwise). ``"auto"``: the separable solver when it applies, ADMM otherwise.
     init : array-like of shape (n_variables,) or None, default=None
         Starting values for either solver.
     **admm_options

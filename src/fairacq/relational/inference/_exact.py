@@ -9,8 +9,8 @@ import numpy as np
 
 from fairacq._deps import require
 from fairacq.exceptions import InvalidParameterError
-from fairacq.relational._ground_model import GroundModel
-from fairacq.relational._map_result import MapResult
+from fairacq.relational.hlmrf._ground_model import GroundModel
+from fairacq.relational.inference._map_result import MapResult
 
 __all__ = ["exact_map"]
 

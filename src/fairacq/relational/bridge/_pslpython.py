@@ -42,8 +42,8 @@ from fairacq._deps import require
 from fairacq.exceptions import InvalidDataError, InvalidParameterError, MissingDependencyError
 
 if TYPE_CHECKING:
-    from fairacq.relational._fairness import FairnessSpec
-    from fairacq.relational._ground_model import GroundModel
+    from fairacq.relational.hlmrf._ground_model import GroundModel
+    from fairacq.relational.inference._fairness import FairnessSpec
 
 __all__ = ["PSL_TIGHT_OPTIONS", "PslResult", "psl_fairness", "psl_unavailable", "run_psl"]
 
@@ -327,12 +327,12 @@ def psl_fairness(
         If a group frame does not have exactly one argument column: PSL's filters cannot
         select atoms of higher arity by group.
     """
-    from fairacq.relational._fairness import fairness_constraints
-    from fairacq.relational._ground_model import (
+    from fairacq.relational.hlmrf._ground_model import (
         GroundModel,
         HingePotentials,
         LinearConstraints,
     )
+    from fairacq.relational.inference._fairness import fairness_constraints
 
     frames = {}
     for name, frame in zip(group_predicates, (protected, unprotected), strict=True):

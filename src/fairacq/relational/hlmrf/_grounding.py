@@ -44,14 +44,14 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 
 from fairacq.exceptions import InvalidDataError, ResourceLimitError
-from fairacq.relational._database import _KEY_LIMIT, Database, _row_keys
-from fairacq.relational._ground_model import (
+from fairacq.relational.hlmrf._database import _KEY_LIMIT, Database, _row_keys
+from fairacq.relational.hlmrf._ground_model import (
     GroundModel,
     HingePotentials,
     LinearConstraints,
     SparseMatrix,
 )
-from fairacq.relational._rules import (
+from fairacq.relational.psl._rules import (
     ArithmeticRule,
     Atom,
     BoolAnd,

@@ -35,8 +35,8 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
 from fairacq.exceptions import InvalidDataError
-from fairacq.relational._ground_model import GroundModel
-from fairacq.relational._map_result import MapResult
+from fairacq.relational.hlmrf._ground_model import GroundModel
+from fairacq.relational.inference._map_result import MapResult
 
 __all__ = ["separable_map"]
 

@@ -21,7 +21,7 @@ from typing import Literal as TypingLiteral
 from typing import TypeAlias
 
 from fairacq.exceptions import InvalidDataError
-from fairacq.relational._psl_syntax import format_constant, format_number
+from fairacq.relational.psl._syntax import format_constant, format_number
 
 __all__ = [
     "ArithmeticRule",

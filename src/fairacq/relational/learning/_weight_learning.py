@@ -34,9 +34,9 @@ from numpy.typing import ArrayLike, NDArray
 from fairacq._random import as_generator
 from fairacq._validation import did_you_mean
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
-from fairacq.relational._ground_model import GroundModel, LinearConstraints
-from fairacq.relational._map_inference import map_inference
-from fairacq.relational._map_result import MapResult
+from fairacq.relational.hlmrf._ground_model import GroundModel, LinearConstraints
+from fairacq.relational.inference._map_inference import map_inference
+from fairacq.relational.inference._map_result import MapResult
 
 __all__ = ["WeightLearningResult", "learn_weights"]
 

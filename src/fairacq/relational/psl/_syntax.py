@@ -1,7 +1,7 @@
 r"""Lexical layer of the PSL rule language: tokens, numbers, constants and rule files.
 
-The parser (:mod:`fairacq.relational._parser`) reads tokens from :func:`tokenize`; the rule
-classes (:mod:`fairacq.relational._rules`) write text with :func:`format_number` and
+The parser (:mod:`fairacq.relational.psl._parser`) reads tokens from :func:`tokenize`; the rule
+classes (:mod:`fairacq.relational.psl._rules`) write text with :func:`format_number` and
 :func:`format_constant`, so that what they write is read back unchanged and is accepted by
 PSL itself (grammar ``PSL.g4`` of PSL 2.x: identifiers ``[a-zA-Z$_][a-zA-Z0-9$_]*``,
 non-negative numbers ``\\d+(\\.\\d+)?([eE]-?\\d+)?``, ``#``, ``//`` and ``/* */`` comments).

@@ -39,8 +39,8 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
-from fairacq.relational._ground_model import GroundModel
-from fairacq.relational._map_result import MapResult
+from fairacq.relational.hlmrf._ground_model import GroundModel
+from fairacq.relational.inference._map_result import MapResult
 
 __all__ = ["admm_map"]
 

@@ -19,12 +19,12 @@ from fairacq._io import write_json
 from fairacq._validation import did_you_mean
 from fairacq.data import write_table
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
-from fairacq.relational._database import Database
 from fairacq.relational._relational_data import RelationalData
+from fairacq.relational.hlmrf._database import Database
 
 if TYPE_CHECKING:
-    from fairacq.relational._a3sl import FairA3SL
     from fairacq.relational._pipeline import PipelineResult
+    from fairacq.relational.a3sl._a3sl import FairA3SL
 
 __all__ = [
     "NAMED_RELATIONAL",

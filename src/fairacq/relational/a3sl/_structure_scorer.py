@@ -42,14 +42,14 @@ from numpy.typing import NDArray
 
 from fairacq._random import derive_int_seed
 from fairacq.exceptions import FairacqError, InvalidDataError, InvalidParameterError
-from fairacq.relational._clause_env import (
+from fairacq.relational._relational_data import RelationalData
+from fairacq.relational.a3sl._clause_env import (
     Clause,
     ClauseSpace,
     canonical_clause_list,
 )
-from fairacq.relational._clause_env import ClauseLiteral as Lit
-from fairacq.relational._ground_model import GroundModel, LinearConstraints
-from fairacq.relational._relational_data import RelationalData
+from fairacq.relational.a3sl._clause_env import ClauseLiteral as Lit
+from fairacq.relational.hlmrf._ground_model import GroundModel, LinearConstraints
 
 __all__ = ["ScoreDetail", "StructureScorer", "UtilityConfig", "semantic_distance"]
 
@@ -299,12 +299,12 @@ class StructureScorer:
 
     # ------------------------------------------------------------------ the pipeline
     def _score(self, clauses: tuple[Clause, ...]) -> ScoreDetail:
-        from fairacq.relational._fairness import fairness_constraints
-        from fairacq.relational._fairness_priors import FairnessPrior
-        from fairacq.relational._grounding import ground
-        from fairacq.relational._map_inference import map_inference
-        from fairacq.relational._parser import parse_rules
-        from fairacq.relational._weight_learning import learn_weights
+        from fairacq.relational.a3sl._fairness_priors import FairnessPrior
+        from fairacq.relational.hlmrf._grounding import ground
+        from fairacq.relational.inference._fairness import fairness_constraints
+        from fairacq.relational.inference._map_inference import map_inference
+        from fairacq.relational.learning._weight_learning import learn_weights
+        from fairacq.relational.psl._parser import parse_rules
 
         if self._database is None:
             self._database = self.data.to_database()

@@ -31,7 +31,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from fairacq._validation import did_you_mean
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
-from fairacq.relational._ground_model import GroundModel, LinearConstraints
+from fairacq.relational.hlmrf._ground_model import GroundModel, LinearConstraints
 
 __all__ = ["FAIRNESS_MEASURES", "FairnessSpec", "fairness_constraints", "parse_fairness"]
 

@@ -37,7 +37,7 @@ from fairacq._checkpoint import load_tensors, save_tensors
 from fairacq._io import read_json, write_json
 from fairacq._random import derive_int_seed
 from fairacq.exceptions import CorruptFileError, InvalidParameterError
-from fairacq.relational._clause_env import Clause, ClauseEnv, ClauseScorer, ClauseSpace
+from fairacq.relational.a3sl._clause_env import Clause, ClauseEnv, ClauseScorer, ClauseSpace
 
 __all__ = ["A2CAgent", "A2CConfig"]
 

@@ -1,10 +1,10 @@
 """Fair-A3SL: actor-critic structure learning of fair hinge-loss MRFs (paper 004, Algorithm 1).
 
 :class:`FairA3SL` wires the three parts together: the clause-list environment
-(:class:`~fairacq.relational._clause_env.ClauseSpace`), the reward
-(:class:`~fairacq.relational._structure_scorer.StructureScorer`: weight learning, fair MAP
+(:class:`~fairacq.relational.a3sl._clause_env.ClauseSpace`), the reward
+(:class:`~fairacq.relational.a3sl._structure_scorer.StructureScorer`: weight learning, fair MAP
 inference, utility) and the advantage actor-critic agent
-(:class:`~fairacq.relational._a2c.A2CAgent`). Two presets:
+(:class:`~fairacq.relational.a3sl._a2c.A2CAgent`). Two presets:
 
 - ``"authors"`` (what produced the paper's tables, per the authors' code): reward = AUC-ROC of
   the target on the training data after weight learning and fairness-constrained MAP, priors
@@ -44,19 +44,19 @@ from fairacq._random import child_seeds
 from fairacq._trace import Trace
 from fairacq._validation import Interval, Options
 from fairacq.exceptions import InvalidDataError, NotFittedError
-from fairacq.relational._clause_env import (
+from fairacq.relational._relational_data import RelationalData
+from fairacq.relational.a3sl._clause_env import (
     Clause,
     ClauseScorer,
     ClauseSpace,
     signatures_from_frames,
 )
-from fairacq.relational._clause_env import ClauseLiteral as Lit
-from fairacq.relational._clause_search import enumerate_clauses, refine_clause_list
-from fairacq.relational._relational_data import RelationalData
-from fairacq.relational._structure_scorer import StructureScorer, UtilityConfig
+from fairacq.relational.a3sl._clause_env import ClauseLiteral as Lit
+from fairacq.relational.a3sl._clause_search import enumerate_clauses, refine_clause_list
+from fairacq.relational.a3sl._structure_scorer import StructureScorer, UtilityConfig
 
 if TYPE_CHECKING:
-    from fairacq.relational._a2c import A2CAgent
+    from fairacq.relational.a3sl._a2c import A2CAgent
 
 __all__ = ["FairA3SL"]
 
@@ -342,7 +342,7 @@ class FairA3SL(Strategy):
         return UtilityConfig.authors(fairness, **extra)
 
     def _agent_config(self) -> Any:
-        from fairacq.relational._a2c import A2CConfig
+        from fairacq.relational.a3sl._a2c import A2CConfig
 
         preset = _PRESETS[self.preset]
         opts: dict[str, Any] = {"policy": preset["policy"], "hidden": preset["hidden"]}
@@ -494,10 +494,10 @@ class FairA3SL(Strategy):
         pandas.DataFrame
             ``predicate``, ``arg0 ...``, ``value`` (``MapResult.to_frame``).
         """
-        from fairacq.relational._fairness import fairness_constraints
-        from fairacq.relational._grounding import ground
-        from fairacq.relational._map_inference import map_inference
-        from fairacq.relational._parser import parse_rules
+        from fairacq.relational.hlmrf._grounding import ground
+        from fairacq.relational.inference._fairness import fairness_constraints
+        from fairacq.relational.inference._map_inference import map_inference
+        from fairacq.relational.psl._parser import parse_rules
 
         self._check_fitted()
         model = ground(parse_rules("\n".join(self.best_rules_)), data.to_database())
@@ -529,7 +529,7 @@ class _A3SLLoop(RunLoop):
         self.agent_dir = agent_dir
 
     def start(self, root: np.random.SeedSequence) -> None:
-        from fairacq.relational._a2c import A2CAgent
+        from fairacq.relational.a3sl._a2c import A2CAgent
 
         learner = self.learner
         agent_seed, scorer_seed, self.refine_seed = child_seeds(root, 3)

@@ -7,7 +7,7 @@ hill climbing with the same reward: a move removes one clause, adds one short cl
 (:func:`enumerate_clauses`) or, when the list is full, replaces one clause by a short one; the
 first move (in a seeded random order) that raises the reward is taken, and the search stops
 when no move does, or the time or evaluation budget is spent. Every list it scores is a valid
-list of the agent's :class:`~fairacq.relational._clause_env.ClauseSpace`.
+list of the agent's :class:`~fairacq.relational.a3sl._clause_env.ClauseSpace`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import pandas as pd
 
 from fairacq._random import as_generator
 from fairacq.exceptions import InvalidParameterError
-from fairacq.relational._clause_env import (
+from fairacq.relational.a3sl._clause_env import (
     END,
     Clause,
     ClauseLiteral,

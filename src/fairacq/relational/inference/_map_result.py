@@ -9,7 +9,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from fairacq.exceptions import InvalidDataError, UnknownNameError
-from fairacq.relational._ground_model import GroundModel
+from fairacq.relational.hlmrf._ground_model import GroundModel
 
 __all__ = ["MapResult"]
 

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from fairacq._validation import did_you_mean
 
 if TYPE_CHECKING:
-    from fairacq.relational._rules import ArithmeticRule, Rule
+    from fairacq.relational.psl._rules import ArithmeticRule, Rule
 
 __all__ = [
     "COMPAS_BASE_RULES",
@@ -133,7 +133,7 @@ class PslModel:
 
     def parse(self) -> list[Rule | ArithmeticRule]:
         """Return the parsed rules."""
-        from fairacq.relational._parser import parse_rules
+        from fairacq.relational.psl._parser import parse_rules
 
         return parse_rules(self.rules)
 
