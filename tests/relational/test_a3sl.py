@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fairacq.data.relational._relational_data import RelationalData
 from fairacq.exceptions import InvalidDataError, InvalidParameterError, NotFittedError
-from fairacq.relational._relational_data import RelationalData
 from fairacq.relational.a3sl._a3sl import FairA3SL
 from fairacq.relational.a3sl._clause_env import (
     Clause,

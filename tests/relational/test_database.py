@@ -6,7 +6,7 @@ import pytest
 
 from fairacq.data.synthetic import make_paper_review
 from fairacq.exceptions import CorruptFileError, InvalidDataError, InvalidParameterError
-from fairacq.relational import Database
+from fairacq.relational import Database, paper_review_data
 from fairacq.relational.hlmrf._database import _infer_arity
 
 BIAS1 = "fair-a3sl/biasedPaperReview/bias1"
@@ -114,19 +114,19 @@ def test_unknown_predicate_and_role():
         db.frame("good", "guesses")
 
 
-def test_from_sample_default_and_chosen_targets():
+def test_from_data_default_and_chosen_targets():
     sample = make_paper_review(random_state=0)
-    db = Database.from_sample(sample)
+    db = Database.from_data(sample)
     assert db.target_predicates == ("positiveReviews", "positiveSummary")
     assert db.n_targets == 200 + 100
     np.testing.assert_array_equal(
-        db.truth_vector()[200:], sample["positiveSummary"]["value"].to_numpy()
+        db.truth_vector()[200:], sample.truth["positiveSummary"]["value"].to_numpy()
     )
-    only = Database.from_sample(sample, targets=["positiveSummary"])
+    only = Database.from_data(paper_review_data(sample, targets=["positiveSummary"]))
     assert only.n_targets == 100
     assert only.is_closed("positiveReviews")
-    with pytest.raises(InvalidParameterError, match="unknown target"):
-        Database.from_sample(sample, targets=["highQuality"])
+    with pytest.raises(InvalidParameterError, match="targets"):
+        paper_review_data(sample, targets=["highQuality"])
 
 
 def test_from_psl_dir(tmp_path):

@@ -6,6 +6,14 @@ inference minimises its objective under fairness constraints; weight learning an
 Fair-A3SL structure learner build on it. :func:`read_psl_data`, :func:`write_inference` and
 :func:`write_a3sl` read and write the files of ``fairacq relational``.
 
+The code is layered in subpackages, each importing only those before it (import-linter
+contracts): ``psl`` (the rule language and the hand-written models), ``hlmrf`` (the
+closed-world :class:`Database`, grounding, the ground model), ``inference`` (the MAP solvers
+and the fairness constraints), ``learning`` (weight learning) and ``a3sl`` (Fair-A3SL);
+``baselines`` and ``bridge`` (the reference PSL) sit beside them, the pipeline, evaluation and
+files on top. The data sets (:class:`RelationalData` and its loaders) are
+:mod:`fairacq.data.relational`'s, re-exported here.
+
 Importing this package is cheap: every public name loads its submodule on first access.
 """
 
@@ -16,10 +24,24 @@ from typing import TYPE_CHECKING
 from fairacq._lazy import lazy_exports as _lazy_exports
 
 if TYPE_CHECKING:
-    from fairacq.relational._compas_data import (
+    from fairacq.data.relational._compas import (
         COMPAS_PREDICATES,
         LONG_JAIL_DAYS,
         load_compas_relational,
+    )
+    from fairacq.data.relational._movielens import pearson_top_k
+    from fairacq.data.relational._paper_review import (
+        PAPER_REVIEW_PREDICATES,
+        load_paper_review,
+        paper_review_data,
+    )
+    from fairacq.data.relational._relational_data import RelationalData
+    from fairacq.models._biased_mf import BiasedMF, fit_biased_mf
+    from fairacq.relational._datasets import (
+        NAMED_RELATIONAL,
+        a3sl_options,
+        load_movielens_relational,
+        load_named_relational,
     )
     from fairacq.relational._evaluation import (
         align_predictions,
@@ -32,25 +54,11 @@ if TYPE_CHECKING:
         summarise_folds,
     )
     from fairacq.relational._files import (
-        NAMED_RELATIONAL,
-        a3sl_options,
         can_evaluate,
-        load_named_relational,
         read_psl_data,
         rule_weights,
         write_a3sl,
         write_inference,
-    )
-    from fairacq.relational._movielens_data import (
-        BiasedMF,
-        fit_biased_mf,
-        load_movielens_relational,
-        pearson_top_k,
-    )
-    from fairacq.relational._paper_review_data import (
-        PAPER_REVIEW_PREDICATES,
-        load_paper_review,
-        paper_review_data,
     )
     from fairacq.relational._pipeline import (
         MAP_TIGHT,
@@ -59,7 +67,6 @@ if TYPE_CHECKING:
         fairness_rows,
         run_pipeline,
     )
-    from fairacq.relational._relational_data import RelationalData
     from fairacq.relational.a3sl._a3sl import FairA3SL
     from fairacq.relational.a3sl._clause_env import (
         Clause,
@@ -230,20 +237,14 @@ __all__ = [
 
 # Public name -> the submodule that defines it, imported on first access.
 _LAZY = {
-    "NAMED_RELATIONAL": "fairacq.relational._files",
-    "a3sl_options": "fairacq.relational._files",
-    "can_evaluate": "fairacq.relational._files",
-    "load_named_relational": "fairacq.relational._files",
-    "read_psl_data": "fairacq.relational._files",
-    "rule_weights": "fairacq.relational._files",
-    "write_a3sl": "fairacq.relational._files",
-    "write_inference": "fairacq.relational._files",
+    "a3sl_options": "fairacq.relational._datasets",
     "admm_map": "fairacq.relational.inference._admm",
     "align_predictions": "fairacq.relational._evaluation",
     "apply_fairness": "fairacq.relational._pipeline",
     "ArithmeticRule": "fairacq.relational.psl._rules",
     "Atom": "fairacq.relational.psl._rules",
-    "BiasedMF": "fairacq.relational._movielens_data",
+    "BiasedMF": "fairacq.models._biased_mf",
+    "can_evaluate": "fairacq.relational._files",
     "Clause": "fairacq.relational.a3sl._clause_env",
     "ClauseEnv": "fairacq.relational.a3sl._clause_env",
     "ClauseLiteral": "fairacq.relational.a3sl._clause_env",
@@ -253,7 +254,7 @@ _LAZY = {
     "COMPAS_BASELINES": "fairacq.relational.baselines._compas",
     "COMPAS_FEATURES": "fairacq.relational.baselines._compas",
     "compas_features": "fairacq.relational.baselines._compas",
-    "COMPAS_PREDICATES": "fairacq.relational._compas_data",
+    "COMPAS_PREDICATES": "fairacq.data.relational._compas",
     "Database": "fairacq.relational.hlmrf._database",
     "enumerate_clauses": "fairacq.relational.a3sl._clause_search",
     "equalized_odds_gaps": "fairacq.relational._evaluation",
@@ -268,7 +269,7 @@ _LAZY = {
     "fairness_rows": "fairacq.relational._pipeline",
     "FairnessPrior": "fairacq.relational.a3sl._fairness_priors",
     "FairnessSpec": "fairacq.relational.inference._fairness",
-    "fit_biased_mf": "fairacq.relational._movielens_data",
+    "fit_biased_mf": "fairacq.models._biased_mf",
     "fit_fair_mf": "fairacq.relational.baselines._movielens",
     "ground": "fairacq.relational.hlmrf._grounding",
     "GroundModel": "fairacq.relational.hlmrf._ground_model",
@@ -277,10 +278,11 @@ _LAZY = {
     "learn_weights": "fairacq.relational.learning._weight_learning",
     "LinearConstraints": "fairacq.relational.hlmrf._ground_model",
     "Literal": "fairacq.relational.psl._rules",
-    "load_compas_relational": "fairacq.relational._compas_data",
-    "load_movielens_relational": "fairacq.relational._movielens_data",
-    "load_paper_review": "fairacq.relational._paper_review_data",
-    "LONG_JAIL_DAYS": "fairacq.relational._compas_data",
+    "load_compas_relational": "fairacq.data.relational._compas",
+    "load_movielens_relational": "fairacq.relational._datasets",
+    "load_named_relational": "fairacq.relational._datasets",
+    "load_paper_review": "fairacq.data.relational._paper_review",
+    "LONG_JAIL_DAYS": "fairacq.data.relational._compas",
     "make_psl_model": "fairacq.relational.psl._models",
     "map_inference": "fairacq.relational.inference._map_inference",
     "MAP_SOLVERS": "fairacq.relational.inference._map_inference",
@@ -289,14 +291,15 @@ _LAZY = {
     "movielens_baseline": "fairacq.relational.baselines._movielens",
     "MOVIELENS_BASELINES": "fairacq.relational.baselines._movielens",
     "MOVIELENS_HYPER_RULES": "fairacq.relational.psl._models",
+    "NAMED_RELATIONAL": "fairacq.relational._datasets",
     "overestimation_prior": "fairacq.relational.a3sl._fairness_priors",
     "PAPER_REVIEW_BASE_RULES": "fairacq.relational.psl._models",
-    "paper_review_data": "fairacq.relational._paper_review_data",
-    "PAPER_REVIEW_PREDICATES": "fairacq.relational._paper_review_data",
+    "paper_review_data": "fairacq.data.relational._paper_review",
+    "PAPER_REVIEW_PREDICATES": "fairacq.data.relational._paper_review",
     "parse_fairness": "fairacq.relational.inference._fairness",
     "parse_rule": "fairacq.relational.psl._parser",
     "parse_rules": "fairacq.relational.psl._parser",
-    "pearson_top_k": "fairacq.relational._movielens_data",
+    "pearson_top_k": "fairacq.data.relational._movielens",
     "PipelineResult": "fairacq.relational._pipeline",
     "PredicateSignature": "fairacq.relational.a3sl._clause_env",
     "psl_fairness": "fairacq.relational.bridge._pslpython",
@@ -306,10 +309,12 @@ _LAZY = {
     "PslModel": "fairacq.relational.psl._models",
     "PslResult": "fairacq.relational.bridge._pslpython",
     "ranked_auc_pr": "fairacq.relational._evaluation",
+    "read_psl_data": "fairacq.relational._files",
     "refine_clause_list": "fairacq.relational.a3sl._clause_search",
     "RefineResult": "fairacq.relational.a3sl._clause_search",
-    "RelationalData": "fairacq.relational._relational_data",
+    "RelationalData": "fairacq.data.relational._relational_data",
     "Rule": "fairacq.relational.psl._rules",
+    "rule_weights": "fairacq.relational._files",
     "run_pipeline": "fairacq.relational._pipeline",
     "run_psl": "fairacq.relational.bridge._pslpython",
     "ScoreDetail": "fairacq.relational.a3sl._structure_scorer",
@@ -321,6 +326,8 @@ _LAZY = {
     "summarise_folds": "fairacq.relational._evaluation",
     "UtilityConfig": "fairacq.relational.a3sl._structure_scorer",
     "WeightLearningResult": "fairacq.relational.learning._weight_learning",
+    "write_a3sl": "fairacq.relational._files",
+    "write_inference": "fairacq.relational._files",
 }
 
 __getattr__, __dir__ = _lazy_exports(__name__, _LAZY, __all__)

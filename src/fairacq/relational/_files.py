@@ -2,9 +2,8 @@
 
 :func:`read_psl_data` reads a PSL data directory as :class:`RelationalData` with the groups
 taken from an observed predicate; :func:`write_inference` writes what
-:func:`run_pipeline` inferred; :func:`load_named_relational` and :func:`a3sl_options` give
-Fair-A3SL the paper's data sets with the authors' settings, and :func:`write_a3sl` writes what
-it learned.
+:func:`run_pipeline` inferred, and :func:`write_a3sl` what :class:`FairA3SL` learned (on the
+paper's data sets of :mod:`fairacq.relational._datasets`).
 """
 
 from __future__ import annotations
@@ -16,29 +15,16 @@ from typing import TYPE_CHECKING, Any, Literal
 import pandas as pd
 
 from fairacq._io import write_json
-from fairacq._validation import did_you_mean
 from fairacq.data import write_table
-from fairacq.exceptions import InvalidDataError, InvalidParameterError
-from fairacq.relational._relational_data import RelationalData
+from fairacq.data.relational._relational_data import RelationalData
+from fairacq.exceptions import InvalidDataError
 from fairacq.relational.hlmrf._database import Database
 
 if TYPE_CHECKING:
     from fairacq.relational._pipeline import PipelineResult
     from fairacq.relational.a3sl._a3sl import FairA3SL
 
-__all__ = [
-    "NAMED_RELATIONAL",
-    "a3sl_options",
-    "can_evaluate",
-    "load_named_relational",
-    "read_psl_data",
-    "rule_weights",
-    "write_a3sl",
-    "write_inference",
-]
-
-#: Data sets :func:`load_named_relational` knows.
-NAMED_RELATIONAL = ("paper-review", "compas", "movielens")
+__all__ = ["can_evaluate", "read_psl_data", "rule_weights", "write_a3sl", "write_inference"]
 
 
 def read_psl_data(
@@ -155,58 +141,6 @@ def write_inference(
     write_json(root / "metrics.json", summary)
     (root / "model.psl").write_text("\n".join(result.rules) + "\n", encoding="utf-8")
     return summary
-
-
-def a3sl_options(dataset: str, fair: bool) -> dict[str, Any]:
-    """Per-dataset settings of the authors' code for :class:`FairA3SL`.
-
-    A fair run may not use the sensitive attribute (nor its proxies in the data); a
-    sensitive run (no constraint: Sensitive-A3SL) may, as in the paper's Table 6.
-    """
-    if dataset == "compas":
-        race = ("african_race", "other_race", "race", "raceTruth")
-        return {
-            "exclude": (*race, "sex") if fair else ("other_race", "race", "raceTruth", "sex"),
-            "private_types": ("instance",),
-            "domains": {"user": "user"},
-            "max_literals": 3,
-            "max_clauses": 12,
-        }
-    if dataset == "movielens":
-        return {
-            "exclude": ("female",) if fair else (),
-            "domains": {"user": "user", "item": "item"},
-        }
-    return {}
-
-
-def load_named_relational(
-    dataset: str, fold: int, split: Literal["train", "test"]
-) -> RelationalData:
-    """Load a split of one of :data:`NAMED_RELATIONAL`.
-
-    COMPAS and MovieLens: fold ``fold``. Paper review (the authors' samples): train on
-    sample ``fold + 1``, test on the next one.
-
-    Raises
-    ------
-    UnknownNameError
-        For an unknown data set, with the closest name.
-    """
-    from fairacq.relational._compas_data import load_compas_relational
-    from fairacq.relational._movielens_data import load_movielens_relational
-    from fairacq.relational._paper_review_data import load_paper_review
-
-    if dataset not in NAMED_RELATIONAL:
-        raise did_you_mean("dataset", dataset, NAMED_RELATIONAL, "fairacq relational learn --help")
-    if split not in ("train", "test"):
-        raise InvalidParameterError(f"split must be 'train' or 'test', got {split!r}.")
-    if dataset == "compas":
-        return load_compas_relational(fold, split=split)
-    if dataset == "movielens":
-        return load_movielens_relational(fold, split=split)
-    sample = fold % 10 + 1 if split == "train" else (fold + 1) % 10 + 1
-    return load_paper_review(sample)
 
 
 def write_a3sl(learner: FairA3SL, out: str | os.PathLike[str], payload: dict[str, Any]) -> None:

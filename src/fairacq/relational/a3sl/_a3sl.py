@@ -43,8 +43,8 @@ from fairacq._loop import RunLoop, run_loop
 from fairacq._random import child_seeds
 from fairacq._trace import Trace
 from fairacq._validation import Interval, Options
+from fairacq.data.relational._relational_data import RelationalData
 from fairacq.exceptions import InvalidDataError, NotFittedError
-from fairacq.relational._relational_data import RelationalData
 from fairacq.relational.a3sl._clause_env import (
     Clause,
     ClauseScorer,
@@ -494,13 +494,14 @@ class FairA3SL(Strategy):
         pandas.DataFrame
             ``predicate``, ``arg0 ...``, ``value`` (``MapResult.to_frame``).
         """
+        from fairacq.relational.hlmrf._database import Database
         from fairacq.relational.hlmrf._grounding import ground
         from fairacq.relational.inference._fairness import fairness_constraints
         from fairacq.relational.inference._map_inference import map_inference
         from fairacq.relational.psl._parser import parse_rules
 
         self._check_fitted()
-        model = ground(parse_rules("\n".join(self.best_rules_)), data.to_database())
+        model = ground(parse_rules("\n".join(self.best_rules_)), Database.from_data(data))
         config = self.utility_config()
         if fair and config.fairness:
             protected, unprotected = data.group_variables(model)

@@ -41,8 +41,8 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from fairacq._random import derive_int_seed
+from fairacq.data.relational._relational_data import RelationalData
 from fairacq.exceptions import FairacqError, InvalidDataError, InvalidParameterError
-from fairacq.relational._relational_data import RelationalData
 from fairacq.relational.a3sl._clause_env import (
     Clause,
     ClauseSpace,
@@ -300,6 +300,7 @@ class StructureScorer:
     # ------------------------------------------------------------------ the pipeline
     def _score(self, clauses: tuple[Clause, ...]) -> ScoreDetail:
         from fairacq.relational.a3sl._fairness_priors import FairnessPrior
+        from fairacq.relational.hlmrf._database import Database
         from fairacq.relational.hlmrf._grounding import ground
         from fairacq.relational.inference._fairness import fairness_constraints
         from fairacq.relational.inference._map_inference import map_inference
@@ -307,7 +308,7 @@ class StructureScorer:
         from fairacq.relational.psl._parser import parse_rules
 
         if self._database is None:
-            self._database = self.data.to_database()
+            self._database = Database.from_data(self.data)
         rules = parse_rules("\n".join(self.space.render_rules(clauses)))
         model = ground(rules, self._database)
         truth = self._truth_vector(model)

@@ -33,8 +33,8 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from fairacq._validation import did_you_mean
+from fairacq.data.relational._relational_data import RelationalData
 from fairacq.exceptions import InvalidDataError
-from fairacq.relational._relational_data import RelationalData
 
 __all__ = [
     "COMPAS_BASELINES",

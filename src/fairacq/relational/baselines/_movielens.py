@@ -18,9 +18,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from fairacq._random import spawn_seeds
 from fairacq._validation import did_you_mean
+from fairacq.data.relational._relational_data import RelationalData
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
-from fairacq.relational._movielens_data import BiasedMF, fit_biased_mf
-from fairacq.relational._relational_data import RelationalData
+from fairacq.models._biased_mf import BiasedMF, fit_biased_mf
 
 __all__ = ["MOVIELENS_BASELINES", "fit_fair_mf", "movielens_baseline"]
 

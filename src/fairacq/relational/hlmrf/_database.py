@@ -34,7 +34,7 @@ from numpy.typing import NDArray
 from fairacq.exceptions import CorruptFileError, InvalidDataError, InvalidParameterError
 
 if TYPE_CHECKING:
-    from fairacq.data.synthetic import RelationalSample
+    from fairacq.data.relational import RelationalData
 
 __all__ = ["Database"]
 
@@ -233,7 +233,7 @@ def _merge_constants(
 class Database:
     """Observed atoms, target atoms and truth values for grounding rules.
 
-    Build one with :meth:`from_frames`, :meth:`from_sample`, :meth:`from_psl_dir` or
+    Build one with :meth:`from_frames`, :meth:`from_data`, :meth:`from_psl_dir` or
     :meth:`from_csv_dir`. See the module docstring for the closed-world semantics.
 
     Examples
@@ -352,29 +352,19 @@ class Database:
         )
 
     @classmethod
-    def from_sample(
-        cls, sample: RelationalSample, targets: Sequence[str] | None = None
-    ) -> Database:
-        """Build a database from a :class:`fairacq.data.synthetic.RelationalSample`.
+    def from_data(cls, data: RelationalData) -> Database:
+        """Build a database from :class:`~fairacq.data.relational.RelationalData`.
 
-        Parameters
-        ----------
-        sample : RelationalSample
-        targets : sequence of str or None, default=None
-            Predicates to infer; ``None`` means ``sample.targets``. Their tables become the
-            target atoms and the truth; every other predicate is observed.
+        The data's observations, targets and truth, as :meth:`from_frames` reads them.
+
+        Examples
+        --------
+        >>> from fairacq.data.synthetic import make_paper_review
+        >>> db = Database.from_data(make_paper_review(random_state=0))
+        >>> db.target_predicates, db.n_targets
+        (('positiveReviews', 'positiveSummary'), 300)
         """
-        chosen = tuple(sample.targets if targets is None else targets)
-        unknown = [t for t in chosen if t not in sample.predicates]
-        if unknown:
-            raise InvalidParameterError(
-                f"Database.from_sample: unknown target predicate(s) {unknown}. "
-                f"Known: {sorted(sample.predicates)}."
-            )
-        observations = {n: f for n, f in sample.predicates.items() if n not in chosen}
-        target_frames = {n: sample.predicates[n].drop(columns="value") for n in chosen}
-        truth = {n: sample.predicates[n] for n in chosen}
-        return cls.from_frames(observations, target_frames, truth)
+        return cls.from_frames(data.observations, data.targets, data.truth)
 
     @classmethod
     def from_psl_dir(

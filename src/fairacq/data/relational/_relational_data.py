@@ -1,18 +1,20 @@
 """Relational data sets: observed atoms, target atoms, their truth and the two fairness groups.
 
-Every relational loader (paper review, COMPAS, MovieLens) returns a :class:`RelationalData`.
-Each predicate is a table in the layout of ``Database.from_frames``: the argument columns in
-order (strings), then ``value``, the truth value in ``[0, 1]`` (target tables may omit it).
-``protected`` and ``unprotected`` list the target atoms of the *fairness predicate* (named in
-``metadata["fairness_predicate"]``) that belong to each group; :meth:`group_variables` turns
-them into variable indices of a grounded model for the fairness constraints of paper 004 §4.2.
+Every relational loader (paper review, COMPAS, MovieLens) and the paper-review generator
+return a :class:`RelationalData`. Each predicate is a table: the argument columns in order
+(strings), then ``value``, the truth value in ``[0, 1]`` (target tables may omit it); the
+relational family grounds rules on it through its closed-world store
+(``fairacq.relational.Database.from_data``). ``protected`` and ``unprotected`` list the target
+atoms of the *fairness predicate* (named in ``metadata["fairness_predicate"]``) that belong to
+each group; :meth:`group_variables` turns them into variable indices of a grounded model for
+the fairness constraints of paper 004 §4.2.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -20,11 +22,16 @@ from numpy.typing import NDArray
 
 from fairacq.exceptions import InvalidDataError, UnknownNameError
 
-if TYPE_CHECKING:
-    from fairacq.relational.hlmrf._database import Database
-    from fairacq.relational.hlmrf._ground_model import GroundModel
-
 __all__ = ["RelationalData"]
+
+
+class _Grounded(Protocol):
+    """A model grounded from relational data (``fairacq.relational.GroundModel``)."""
+
+    @property
+    def variables(self) -> pd.DataFrame:
+        """One row per target atom: ``predicate`` and ``args`` (a tuple of str)."""
+        ...
 
 
 def _check_table(where: str, name: str, frame: pd.DataFrame, *, need_value: bool) -> None:
@@ -148,20 +155,14 @@ class RelationalData:
             )
         return len(self.targets[predicate])
 
-    def to_database(self) -> Database:
-        """Return the data as a :class:`Database` (``Database.from_frames``)."""
-        from fairacq.relational.hlmrf._database import Database
-
-        return Database.from_frames(self.observations, self.targets, self.truth)
-
     def group_variables(
-        self, model: GroundModel, predicate: str | None = None
+        self, model: _Grounded, predicate: str | None = None
     ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """Return the model variable indices of the protected and the unprotected atoms.
 
         Parameters
         ----------
-        model : GroundModel
+        model : fairacq.relational.GroundModel
             A model grounded from this data (``model.variables`` lists ``predicate`` and
             ``args``, a tuple of str).
         predicate : str or None, default=None

@@ -43,8 +43,8 @@ from numpy.typing import NDArray
 from fairacq._random import as_generator
 from fairacq._validation import Interval, Options, validate_parameter_constraints
 from fairacq.data.loaders import bundled_file, find_local_file
+from fairacq.data.relational._relational_data import RelationalData
 from fairacq.exceptions import CorruptFileError, InvalidParameterError
-from fairacq.relational._relational_data import RelationalData
 
 __all__ = ["COMPAS_PREDICATES", "LONG_JAIL_DAYS", "load_compas_relational"]
 

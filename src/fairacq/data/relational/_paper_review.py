@@ -1,34 +1,58 @@
 """The paper-review network of paper 004 (§5.1) as relational data.
 
-Two sources give the same predicates: :func:`paper_review_data` wraps a sample of the
-generator :func:`fairacq.data.synthetic.make_paper_review`, and :func:`load_paper_review`
-reads one of the authors' ten samples (``fair-a3sl/biasedPaperReview/bias1..10`` in the data
-directory). The targets are ``positiveReviews`` and ``positiveSummary`` (plus ``acceptable``,
-the paper's ``highQuality``, on request); everything else is observed. The fairness groups are
-the ``positiveSummary`` atoms (papers) whose author is a student at a non-high-rank institute
-(the authors' code, the default) or a student (the paper's text).
+Two sources give the same predicates: the generator
+:func:`fairacq.data.synthetic.make_paper_review` and :func:`load_paper_review`, which reads one
+of the authors' ten samples (``fair-a3sl/biasedPaperReview/bias1..10`` in the data directory).
+The targets are ``positiveReviews`` and ``positiveSummary`` (plus ``acceptable``, the paper's
+``highQuality``, on request); everything else is observed. The fairness groups are the
+``positiveSummary`` atoms (papers) whose author is a student at a non-high-rank institute (the
+authors' code, the default) or a student (the paper's text). :func:`paper_review_data`
+chooses the targets and the group anew; :func:`paper_review_table` gives one row per paper
+and :func:`write_paper_review` writes the authors' file layout.
 """
 
 from __future__ import annotations
 
 import io
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
 import pandas as pd
 
+from fairacq._io import atomic_write
 from fairacq._validation import Interval, Options, validate_parameter_constraints
 from fairacq.data.loaders import data_dir as default_data_dir
 from fairacq.data.loaders import find_local_file
-from fairacq.data.synthetic import PAPER_REVIEW_PREDICATES, RelationalSample
+from fairacq.data.relational._relational_data import RelationalData
 from fairacq.exceptions import CorruptFileError, InvalidDataError, InvalidParameterError
-from fairacq.relational._relational_data import RelationalData
 
-__all__ = ["PAPER_REVIEW_PREDICATES", "load_paper_review", "paper_review_data"]
+__all__ = [
+    "PAPER_REVIEW_PREDICATES",
+    "load_paper_review",
+    "paper_review_data",
+    "paper_review_table",
+    "write_paper_review",
+]
 
+#: Predicate -> argument columns, as in the authors' files (``fair-a3sl/biasedPaperReview``).
+PAPER_REVIEW_PREDICATES: Mapping[str, tuple[str, ...]] = {
+    "acceptable": ("paper",),
+    "affiliate2HighRank": ("author",),
+    "affiliation": ("author", "institute"),
+    "author": ("author",),
+    "highRank": ("institute",),
+    "institute": ("institute",),
+    "paper": ("paper",),
+    "positiveReviews": ("reviewer", "paper"),
+    "positiveSummary": ("paper",),
+    "reviewer": ("reviewer",),
+    "reviews": ("reviewer", "paper"),
+    "student": ("author",),
+    "submits": ("author", "paper"),
+}
 _TARGET_CHOICES = ("acceptable", "positiveReviews", "positiveSummary")
 _DEFAULT_TARGETS = ("positiveReviews", "positiveSummary")
 _FOLDER = "fair-a3sl/biasedPaperReview"
@@ -127,20 +151,23 @@ def _build(
 
 
 def paper_review_data(
-    sample: RelationalSample,
+    data: RelationalData,
     *,
     targets: Sequence[str] = _DEFAULT_TARGETS,
     protected: ProtectedGroup = "student_low_rank",
 ) -> RelationalData:
-    """Turn a sample of :func:`~fairacq.data.synthetic.make_paper_review` into relational data.
+    """Choose the targets and the protected group of paper-review data anew.
 
     Paper 004 (§5.1) trains on one sample of the network and tests on another (100 papers,
-    30 reviewers, 2 reviews per paper, ``theta1 = 0.5``, ``theta2 = 0.9``).
+    30 reviewers, 2 reviews per paper, ``theta1 = 0.5``, ``theta2 = 0.9``). Every predicate
+    with known values (the observations and the targets' truth) is pooled, and the chosen
+    ones become the targets.
 
     Parameters
     ----------
-    sample : RelationalSample
-        Output of ``make_paper_review``.
+    data : RelationalData
+        Output of :func:`~fairacq.data.synthetic.make_paper_review` or
+        :func:`load_paper_review`.
     targets : sequence of str, default=("positiveReviews", "positiveSummary")
         Predicates to infer, among ``"acceptable"``, ``"positiveReviews"`` and
         ``"positiveSummary"`` (which is required: the groups are defined on it). The rest
@@ -160,19 +187,113 @@ def paper_review_data(
     ------
     InvalidParameterError
         For an unknown target or protected group.
+    InvalidDataError
+        If a paper-review predicate has no known values in ``data``.
 
     Examples
     --------
     >>> from fairacq.data.synthetic import make_paper_review
-    >>> data = paper_review_data(make_paper_review(random_state=0))
+    >>> data = paper_review_data(make_paper_review(random_state=0), protected="student")
     >>> sorted(data.targets), len(data.protected) + len(data.unprotected)
     (['positiveReviews', 'positiveSummary'], 100)
     """
     chosen = _check(targets, protected, "paper_review_data")
-    tables = {n: sample[n] for n in sample.predicates if n in PAPER_REVIEW_PREDICATES}
-    meta: dict[str, object] = {"source": "make_paper_review", **sample.metadata}
+    tables = {
+        n: f.copy()
+        for n, f in {**data.observations, **data.truth}.items()
+        if n in PAPER_REVIEW_PREDICATES
+    }
+    meta: dict[str, object] = {"source": "make_paper_review", **data.metadata}
     meta["protected"] = protected
     return _build(tables, chosen, protected, meta)
+
+
+def paper_review_table(data: RelationalData) -> pd.DataFrame:
+    """Return one row per paper with its author's attributes and the ground truth.
+
+    Columns: ``paper``, ``author``, ``institute``, ``student``, ``high_rank``,
+    ``acceptable`` (the paper's highQuality), ``n_positive_reviews``, ``positive_summary``
+    and ``protected`` (a student author at a non-high-rank institute, the authors' protected
+    group).
+
+    Parameters
+    ----------
+    data : RelationalData
+        Paper-review data, whichever predicates are targets (their truth is read).
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> from fairacq.data.synthetic import make_paper_review
+    >>> paper_review_table(make_paper_review(random_state=0))["protected"].dtype
+    dtype('bool')
+    """
+    tables = {**data.observations, **data.truth}
+    subs = tables["submits"][["author", "paper"]]
+    aff = tables["affiliation"][["author", "institute"]]
+    table = subs.merge(aff, on="author", how="left")
+    student = tables["student"].rename(columns={"value": "student"})
+    rank = tables["highRank"].rename(columns={"value": "high_rank"})
+    quality = tables["acceptable"].rename(columns={"value": "acceptable"})
+    summary = tables["positiveSummary"].rename(columns={"value": "positive_summary"})
+    reviews = (
+        tables["positiveReviews"]
+        .groupby("paper")["value"]
+        .sum()
+        .rename("n_positive_reviews")
+        .reset_index()
+    )
+    table = (
+        table.merge(student, on="author", how="left")
+        .merge(rank, on="institute", how="left")
+        .merge(quality, on="paper", how="left")
+        .merge(reviews, on="paper", how="left")
+        .merge(summary, on="paper", how="left")
+    )
+    table["protected"] = (table["student"] == 1) & (table["high_rank"] == 0)
+    return table[
+        [
+            "paper",
+            "author",
+            "institute",
+            "student",
+            "high_rank",
+            "acceptable",
+            "n_positive_reviews",
+            "positive_summary",
+            "protected",
+        ]
+    ]
+
+
+def write_paper_review(data: RelationalData, directory: str | os.PathLike[str]) -> list[Path]:
+    """Write one ``<predicate>.txt`` per predicate, comma-separated, no header.
+
+    This is the authors' layout (``fair-a3sl/biasedPaperReview/bias*``, which
+    :func:`load_paper_review` reads), with the truth value as the last column of every file:
+    the observed tables and the targets' truth. Files are written atomically.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written, sorted by name.
+    """
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    tables = {**data.observations, **data.truth}
+    written = []
+    for name in sorted(tables):
+        path = out / f"{name}.txt"
+        text = tables[name].to_csv(
+            header=False, index=False, lineterminator="\n", float_format="%g"
+        )
+        with atomic_write(path, "w") as fh:
+            fh.write(text)
+        written.append(path)
+    return written
 
 
 def _read_predicate(path: Path, name: str) -> pd.DataFrame:

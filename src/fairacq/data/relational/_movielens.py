@@ -16,9 +16,10 @@ seen. Every derived predicate is computed from the *observed* ratings only:
   items (users), kept for pairs with at least ``min_overlap`` co-ratings and a positive
   correlation, and only the ``n_neighbours`` most similar per user (item); the value is the
   correlation. Sparse by construction: at most ``n_neighbours`` atoms per user (item).
-- ``ratingMF(U, I)``: the prediction of a biased matrix factorisation (:func:`fit_biased_mf`,
-  ALS) trained on the observed ratings, clipped to ``[0, 1]``, for every observed or target
-  pair.
+- ``ratingMF(U, I)``: the prediction of a matrix factorisation trained on the observed
+  ratings (``fit_mf``: :func:`fairacq.models.fit_biased_mf`, ALS, in
+  :func:`fairacq.relational.load_movielens_relational`), clipped to ``[0, 1]``, for every
+  observed or target pair.
 - ``user(U)``, ``item(I)``: 1.
 
 The protected group is the female users' target ``rating`` atoms.
@@ -27,8 +28,7 @@ The protected group is the female users' target ``rating`` atoms.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import numpy as np
 import pandas as pd
@@ -38,154 +38,38 @@ from numpy.typing import ArrayLike, NDArray
 from fairacq._random import as_generator, spawn_seeds
 from fairacq._validation import Interval, Options, validate_parameter_constraints
 from fairacq.data.loaders import load_movielens_100k
-from fairacq.exceptions import InvalidDataError, InvalidParameterError
-from fairacq.relational._relational_data import RelationalData
+from fairacq.data.relational._relational_data import RelationalData
+from fairacq.exceptions import InvalidParameterError
 
-__all__ = ["BiasedMF", "fit_biased_mf", "load_movielens_relational", "pearson_top_k"]
+__all__ = ["load_movielens_relational", "pearson_top_k"]
 
 
-@dataclass(frozen=True, eq=False)
-class BiasedMF:
-    """A fitted biased matrix factorisation ``mu + b_u + b_i + p_u . q_i``.
-
-    Parameters
-    ----------
-    global_mean : float
-        ``mu``.
-    user_bias, item_bias : ndarray
-        ``b_u`` and ``b_i``.
-    user_factors, item_factors : ndarray of shape (n_users, rank), (n_items, rank)
-        ``p_u`` and ``q_i``.
-    """
-
-    global_mean: float
-    user_bias: NDArray[np.float64]
-    item_bias: NDArray[np.float64]
-    user_factors: NDArray[np.float64]
-    item_factors: NDArray[np.float64]
+class RatingModel(Protocol):
+    """A fitted rating model: ``predict(users, items)`` for index pairs."""
 
     def predict(self, users: ArrayLike, items: ArrayLike) -> NDArray[np.float64]:
         """Return the predicted ratings of the (user index, item index) pairs."""
-        u = np.asarray(users, dtype=np.int64)
-        i = np.asarray(items, dtype=np.int64)
-        dot = np.einsum("nk,nk->n", self.user_factors[u], self.item_factors[i])
-        out: NDArray[np.float64] = self.global_mean + self.user_bias[u] + self.item_bias[i] + dot
-        return out
+        ...
 
 
-def _als_half(
-    rows: NDArray[np.int64],
-    n_rows: int,
-    features: NDArray[np.float64],
-    target: NDArray[np.float64],
-    reg: float,
-) -> NDArray[np.float64]:
-    """Solve every row's ridge problem ``min sum (t - x . w)^2 + reg * n_r * |w|^2`` at once."""
-    d = features.shape[1]
-    onehot: sp.csr_array[Any, tuple[int, int]] = sp.csr_array(
-        (np.ones(len(rows)), (rows, np.arange(len(rows)))), shape=(n_rows, len(rows))
-    )
-    outer = (features[:, :, None] * features[:, None, :]).reshape(len(rows), d * d)
-    gram = np.asarray(onehot @ outer).reshape(n_rows, d, d)
-    rhs = np.asarray(onehot @ (features * target[:, None]))
-    count = np.bincount(rows, minlength=n_rows).astype(np.float64)
-    gram += (reg * np.maximum(count, 1.0))[:, None, None] * np.eye(d)
-    out: NDArray[np.float64] = np.linalg.solve(gram, rhs[:, :, None])[:, :, 0]
-    return out
+class FitRatingModel(Protocol):
+    """Fits a :class:`RatingModel` as :func:`fairacq.models.fit_biased_mf` does."""
 
-
-def fit_biased_mf(
-    users: ArrayLike,
-    items: ArrayLike,
-    ratings: ArrayLike,
-    *,
-    n_users: int,
-    n_items: int,
-    rank: int = 10,
-    reg: float = 0.03,
-    n_iter: int = 15,
-    random_state: int | np.random.Generator | np.random.SeedSequence | None = None,
-) -> BiasedMF:
-    """Fit a biased matrix factorisation by alternating least squares.
-
-    Each half-step solves, for every user (item) at once, a ridge regression of the
-    residual ``r - mu - b_i`` on ``[q_i, 1]`` (giving ``p_u`` and ``b_u``) with the
-    weighted-lambda penalty ``reg * n_u`` (Zhou et al. 2008). It stands in for the MF
-    predictions paper 004 uses as the ``ratingMF`` predicate (after Kouki et al.'s HyPER).
-
-    Parameters
-    ----------
-    users, items : array-like of int, shape (n,)
-        Indices ``0..n_users-1`` and ``0..n_items-1`` of the observed pairs.
-    ratings : array-like of float, shape (n,)
-        Observed ratings.
-    n_users, n_items : int
-        Sizes of the index ranges (rows without a rating get zero factors and bias).
-    rank : int, default=10
-        Number of latent factors.
-    reg : float, default=0.03
-        Ridge penalty per rating (on ratings scaled to [0, 1]).
-    n_iter : int, default=15
-        ALS sweeps (users, then items).
-    random_state : int, numpy.random.Generator, SeedSequence or None, default=None
-        Seeds the initial item factors.
-
-    Returns
-    -------
-    BiasedMF
-
-    Raises
-    ------
-    InvalidDataError
-        On indices out of range, mismatched lengths or non-finite ratings.
-    InvalidParameterError
-        For a non-positive rank, iteration count or negative penalty.
-
-    Examples
-    --------
-    >>> mf = fit_biased_mf([0, 0, 1], [0, 1, 0], [1.0, 0.0, 1.0], n_users=2, n_items=2,
-    ...                    rank=2, random_state=0)
-    >>> mf.predict([1], [1]).shape
-    (1,)
-    """
-    validate_parameter_constraints(
-        {
-            "rank": [Interval(int, 1, None, closed="left")],
-            "reg": [Interval(float, 0, None, closed="left")],
-            "n_iter": [Interval(int, 1, None, closed="left")],
-            "random_state": ["random_state"],
-        },
-        {"rank": rank, "reg": reg, "n_iter": n_iter, "random_state": random_state},
-        "fit_biased_mf",
-    )
-    u = np.asarray(users, dtype=np.int64).reshape(-1)
-    i = np.asarray(items, dtype=np.int64).reshape(-1)
-    r = np.asarray(ratings, dtype=np.float64).reshape(-1)
-    if not (len(u) == len(i) == len(r)) or len(r) == 0:
-        raise InvalidDataError(
-            f"fit_biased_mf: users, items and ratings need the same non-zero length. Got "
-            f"{len(u)}, {len(i)} and {len(r)}."
-        )
-    if u.min() < 0 or u.max() >= n_users or i.min() < 0 or i.max() >= n_items:
-        raise InvalidDataError(
-            f"fit_biased_mf: indices must lie in [0, n_users) and [0, n_items) "
-            f"({n_users}, {n_items}). Encode ids as consecutive integers first."
-        )
-    if not np.all(np.isfinite(r)):
-        raise InvalidDataError("fit_biased_mf: ratings contain NaN or infinity.")
-    rng = as_generator(random_state)
-    mu = float(r.mean())
-    q = rng.normal(0.0, 0.1, size=(n_items, rank))
-    p = np.zeros((n_users, rank))
-    bu = np.zeros(n_users)
-    bi = np.zeros(n_items)
-    ones = np.ones((len(r), 1))
-    for _ in range(n_iter):
-        sol = _als_half(u, n_users, np.hstack([q[i], ones]), r - mu - bi[i], reg)
-        p, bu = sol[:, :rank], sol[:, rank]
-        sol = _als_half(i, n_items, np.hstack([p[u], ones]), r - mu - bu[u], reg)
-        q, bi = sol[:, :rank], sol[:, rank]
-    return BiasedMF(mu, bu.copy(), bi.copy(), np.ascontiguousarray(p), np.ascontiguousarray(q))
+    def __call__(
+        self,
+        users: ArrayLike,
+        items: ArrayLike,
+        ratings: ArrayLike,
+        *,
+        n_users: int,
+        n_items: int,
+        rank: int,
+        reg: float,
+        n_iter: int,
+        random_state: Any,
+    ) -> RatingModel:
+        """Fit on the observed ``(users, items, ratings)``."""
+        ...
 
 
 def pearson_top_k(
@@ -294,6 +178,7 @@ def _fold_positions(
 def load_movielens_relational(
     fold: int = 0,
     *,
+    fit_mf: FitRatingModel,
     split: Literal["train", "test"] = "test",
     n_folds: int = 5,
     n_neighbours: int = 20,
@@ -313,6 +198,12 @@ def load_movielens_relational(
     ----------
     fold : int, default=0
         Fold ``0 .. n_folds-1`` whose ratings are the test targets.
+    fit_mf : callable
+        Fits the matrix factorisation behind ``ratingMF`` on the observed ratings, called as
+        ``fit_mf(users, items, ratings, n_users=, n_items=, rank=mf_rank, reg=mf_reg,
+        n_iter=mf_iter, random_state=)`` with index arrays; returns a model with
+        ``predict(users, items)``. :func:`fairacq.relational.load_movielens_relational`
+        passes :func:`fairacq.models.fit_biased_mf`.
     split : {"train", "test"}, default="test"
         ``"test"``: targets fold ``fold``, observes the others. ``"train"``: targets fold
         ``fold + 1``, observes the rest except ``fold`` (for weight learning).
@@ -323,7 +214,7 @@ def load_movielens_relational(
     min_overlap : int, default=10
         Fewest co-ratings for a Pearson similarity (fewer give spurious correlations of 1).
     mf_rank, mf_reg, mf_iter : int, float, int, default=10, 0.03, 15
-        Rank, penalty and sweeps of the matrix factorisation behind ``ratingMF`` (test MSE
+        Rank, penalty and sweeps of the matrix factorisation behind ``ratingMF`` (ALS: test MSE
         0.0335 on a random 80/20 split, against 0.0342 for MF in the paper's Table 12).
     random_state : int or None, default=0
         Seeds the fold assignment and the factorisation. The same int gives the same folds
@@ -403,7 +294,7 @@ def load_movielens_relational(
     avg_i = np.divide(
         np.bincount(i_o, weights=v_o, minlength=n_i), cnt_i, out=np.full(n_i, mu), where=cnt_i > 0
     )
-    mf = fit_biased_mf(
+    mf = fit_mf(
         u_o,
         i_o,
         v_o,
