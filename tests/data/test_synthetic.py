@@ -11,8 +11,8 @@ from sklearn.linear_model import LogisticRegression
 
 from fairacq.data import FairDataset
 from fairacq.data._toy import load_toy
+from fairacq.data.relational import RelationalData, paper_review_table, write_paper_review
 from fairacq.data.synthetic import (
-    RelationalSample,
     SyntheticModel1,
     SyntheticModel2,
     make_paper_review,
@@ -358,36 +358,44 @@ AUTHORS_ARGS = {
 }
 
 
+def _tables(data: RelationalData) -> dict[str, pd.DataFrame]:
+    """Every predicate's table with its values: the observations and the targets' truth."""
+    return {**data.observations, **data.truth}
+
+
 def test_paper_review_sizes_and_values():
     s = make_paper_review(random_state=0)
-    assert isinstance(s, RelationalSample)
-    assert len(s["paper"]) == 100
-    assert len(s["author"]) == 100
-    assert len(s["reviewer"]) == 30
-    assert len(s["institute"]) == 20
-    assert len(s["reviews"]) == len(s["positiveReviews"]) == 200
-    assert set(s.predicates) == set(AUTHORS_ARGS)
-    for name, frame in s.predicates.items():
-        assert s.arity(name) == AUTHORS_ARGS[name]
+    assert isinstance(s, RelationalData)
+    t = _tables(s)
+    assert len(t["paper"]) == 100
+    assert len(t["author"]) == 100
+    assert len(t["reviewer"]) == 30
+    assert len(t["institute"]) == 20
+    assert len(t["reviews"]) == len(t["positiveReviews"]) == 200
+    assert set(t) == set(AUTHORS_ARGS)
+    for name, frame in t.items():
+        assert frame.shape[1] - 1 == AUTHORS_ARGS[name]
         assert list(frame.columns)[-1] == "value"
         assert frame["value"].between(0.0, 1.0).all()
         assert set(np.unique(frame["value"])) <= {0.0, 1.0}
-    assert s.targets == ("positiveReviews", "positiveSummary")
-    assert not set(s.targets) & set(s.observed)
-    assert set(s.targets) | set(s.observed) == set(s.predicates)
-    per_paper = s["reviews"].groupby("paper")["reviewer"].nunique()
+    assert tuple(s.targets) == ("positiveReviews", "positiveSummary")
+    assert not set(s.targets) & set(s.observations)
+    assert set(s.targets) | set(s.observations) == set(t)
+    per_paper = t["reviews"].groupby("paper")["reviewer"].nunique()
     assert (per_paper == 2).all()
     assert len(per_paper) == 100
-    pairs = s["reviews"][["reviewer", "paper"]]
-    assert pairs.equals(s["positiveReviews"][["reviewer", "paper"]])
+    pairs = t["reviews"][["reviewer", "paper"]]
+    assert pairs.equals(t["positiveReviews"][["reviewer", "paper"]])
     assert s.metadata["theta1"] == 0.5
     assert s.metadata["theta2"] == 0.9
+    table = paper_review_table(s)
+    assert set(s.protected["paper"]) == set(table.loc[table["protected"], "paper"])
 
 
 def test_paper_review_follows_table2():
     s = make_paper_review(n_papers=40_000, random_state=1)
-    table = s.paper_table()
-    reviews = s["positiveReviews"].merge(table, on="paper")
+    table = paper_review_table(s)
+    reviews = s.truth["positiveReviews"].merge(table, on="paper")
     cpt = reviews.groupby(["acceptable", "high_rank", "student"])["value"].mean()
     expected = {
         (0, 0, 0): 0.15, (0, 0, 1): 0.05, (0, 1, 0): 0.20, (0, 1, 1): 0.15,
@@ -406,8 +414,8 @@ def test_paper_review_follows_table2():
 def test_paper_review_authors_preset():
     s = make_paper_review(preset="authors", random_state=2)
     assert s.metadata["theta1"] == 0.6
-    assert 60 <= len(s["paper"]) <= 140
-    assert len(s["reviews"]) == 2 * len(s["paper"])
+    assert 60 <= len(s.observations["paper"]) <= 140
+    assert len(s.observations["reviews"]) == 2 * len(s.observations["paper"])
     explicit = make_paper_review(preset="authors", theta1=0.3, random_state=2)
     assert explicit.metadata["theta1"] == 0.3
 
@@ -416,9 +424,10 @@ def test_paper_review_determinism():
     a = make_paper_review(random_state=5)
     b = make_paper_review(random_state=5)
     c = make_paper_review(random_state=6)
-    for name in a.predicates:
-        assert a[name].equals(b[name])
-    assert not all(a[name].equals(c[name]) for name in a.predicates)
+    ta, tb, tc = _tables(a), _tables(b), _tables(c)
+    for name in ta:
+        assert ta[name].equals(tb[name])
+    assert not all(ta[name].equals(tc[name]) for name in ta)
 
 
 @pytest.mark.parametrize(
@@ -439,12 +448,12 @@ def test_paper_review_bad_arguments(kwargs, match):
 
 def test_unknown_predicate_raises():
     with pytest.raises(UnknownNameError, match="highQuality"):
-        make_paper_review(random_state=0)["highQuality"]
+        make_paper_review(random_state=0).n_atoms("highQuality")
 
 
 def test_to_files_matches_authors_layout(tmp_path):
     s = make_paper_review(random_state=0)
-    written = s.to_files(tmp_path / "bias")
+    written = write_paper_review(s, tmp_path / "bias")
     assert [p.name for p in written] == sorted(f"{k}.txt" for k in AUTHORS_ARGS)
     first = (tmp_path / "bias" / "positiveReviews.txt").read_text().splitlines()[0]
     reviewer, paper, value = first.split(",")
@@ -456,12 +465,13 @@ def test_to_files_matches_authors_layout(tmp_path):
 @pytest.mark.needs_data("fair-a3sl/biasedPaperReview/bias1")
 def test_names_and_arities_match_the_authors_samples(shared_data: Path):
     folder = shared_data / "fair-a3sl" / "biasedPaperReview" / "bias1"
-    ours = make_paper_review(random_state=0)
+    ours = _tables(make_paper_review(random_state=0))
     for path in sorted(folder.glob("*.txt")):
         name = path.stem
-        assert name in ours.predicates, name
+        assert name in ours, name
         theirs = pd.read_csv(path, header=None)
         n_cols = theirs.shape[1]
+        arity = ours[name].shape[1] - 1
         # the authors omit the value column of always-true predicates
-        assert n_cols in (ours.arity(name), ours.arity(name) + 1), name
+        assert n_cols in (arity, arity + 1), name
         assert str(theirs.iloc[0, 0])[0] == str(ours[name].iloc[0, 0])[0], name

@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from fairacq.exceptions import CorruptFileError, InvalidParameterError
-from fairacq.relational._a2c import A2CAgent, A2CConfig
-from fairacq.relational._clause_env import (
+from fairacq.relational.a3sl._a2c import A2CAgent, A2CConfig
+from fairacq.relational.a3sl._clause_env import (
     Clause,
     ClauseEnv,
     ClauseLiteral,

@@ -6,16 +6,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fairacq.data.relational._relational_data import RelationalData
 from fairacq.exceptions import InvalidDataError, InvalidParameterError, NotFittedError
-from fairacq.relational._a3sl import FairA3SL
-from fairacq.relational._clause_env import (
+from fairacq.relational.a3sl._a3sl import FairA3SL
+from fairacq.relational.a3sl._clause_env import (
     Clause,
     ClauseLiteral,
     ClauseSpace,
     signatures_from_frames,
 )
-from fairacq.relational._relational_data import RelationalData
-from fairacq.relational._structure_scorer import (
+from fairacq.relational.a3sl._structure_scorer import (
     StructureScorer,
     UtilityConfig,
     semantic_distance,

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
-from fairacq.relational._clause_env import (
+from fairacq.relational.a3sl._clause_env import (
     END,
     Clause,
     ClauseEnv,

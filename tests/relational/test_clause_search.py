@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from fairacq.exceptions import InvalidParameterError
 from fairacq.relational import FairA3SL, enumerate_clauses, refine_clause_list
-from fairacq.relational._clause_env import (
+from fairacq.relational.a3sl._clause_env import (
     END,
     Clause,
     ClauseEnv,

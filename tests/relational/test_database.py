@@ -6,8 +6,8 @@ import pytest
 
 from fairacq.data.synthetic import make_paper_review
 from fairacq.exceptions import CorruptFileError, InvalidDataError, InvalidParameterError
-from fairacq.relational import Database
-from fairacq.relational._database import _infer_arity
+from fairacq.relational import Database, paper_review_data
+from fairacq.relational.hlmrf._database import _infer_arity
 
 BIAS1 = "fair-a3sl/biasedPaperReview/bias1"
 
@@ -114,19 +114,19 @@ def test_unknown_predicate_and_role():
         db.frame("good", "guesses")
 
 
-def test_from_sample_default_and_chosen_targets():
+def test_from_data_default_and_chosen_targets():
     sample = make_paper_review(random_state=0)
-    db = Database.from_sample(sample)
+    db = Database.from_data(sample)
     assert db.target_predicates == ("positiveReviews", "positiveSummary")
     assert db.n_targets == 200 + 100
     np.testing.assert_array_equal(
-        db.truth_vector()[200:], sample["positiveSummary"]["value"].to_numpy()
+        db.truth_vector()[200:], sample.truth["positiveSummary"]["value"].to_numpy()
     )
-    only = Database.from_sample(sample, targets=["positiveSummary"])
+    only = Database.from_data(paper_review_data(sample, targets=["positiveSummary"]))
     assert only.n_targets == 100
     assert only.is_closed("positiveReviews")
-    with pytest.raises(InvalidParameterError, match="unknown target"):
-        Database.from_sample(sample, targets=["highQuality"])
+    with pytest.raises(InvalidParameterError, match="targets"):
+        paper_review_data(sample, targets=["highQuality"])
 
 
 def test_from_psl_dir(tmp_path):
@@ -183,7 +183,7 @@ def test_from_csv_dir_reads_the_authors_sample(bias1):
 
 
 def test_argument_columns_of_any_dtype_become_their_str_values():
-    from fairacq.relational._database import _SMALL
+    from fairacq.relational.hlmrf._database import _SMALL
 
     n = _SMALL + 10  # a string column this long is factorised by pyarrow
     frames = {

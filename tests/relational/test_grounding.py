@@ -18,7 +18,7 @@ from fairacq.relational import (
     parse_rules,
     psl_unavailable,
 )
-from fairacq.relational._rules import Atom, Comparison, Constant, Literal, Variable
+from fairacq.relational.psl._rules import Atom, Comparison, Constant, Literal, Variable
 
 BIAS1 = "fair-a3sl/biasedPaperReview/bias1"
 
@@ -421,7 +421,7 @@ positiveSummary(+P1) / |P1| - positiveSummary(+P2) / |P2| <= 0.05 .
 @pytest.mark.skipif(psl_unavailable() is not None, reason="pslpython or Java unavailable")
 def test_grounding_matches_real_psl_on_paper_review(bias1):
     from fairacq.relational import exact_map
-    from fairacq.relational._pslpython_bridge import run_psl
+    from fairacq.relational.bridge._pslpython import run_psl
 
     base = Database.from_csv_dir(bias1, targets=["positiveSummary"])
     db = base.with_observations(protected_papers(base))
@@ -441,7 +441,7 @@ def test_grounding_matches_real_psl_on_paper_review(bias1):
 
 
 def _frame(columns):
-    from fairacq.relational._grounding import _Frame
+    from fairacq.relational.hlmrf._grounding import _Frame
 
     arrays = {k: np.asarray(v, dtype=np.int64) for k, v in columns.items()}
     return _Frame.of(arrays, len(next(iter(arrays.values()))))
@@ -456,7 +456,7 @@ def _frame(columns):
     st.data(),
 )
 def test_merge_equals_pandas_inner_merge_in_order(n_on, base, n_left, n_right, data):
-    from fairacq.relational._grounding import _merge
+    from fairacq.relational.hlmrf._grounding import _merge
 
     low = st.integers(0, 2) if base == 3 else st.sampled_from([0, 5, 2**40 - 1])
     on = [f"V:k{j}" for j in range(n_on)]
@@ -478,8 +478,8 @@ def test_merge_equals_pandas_inner_merge_in_order(n_on, base, n_left, n_right, d
 
 
 def test_distinct_keeps_first_occurrences_and_overflowing_keys_stay_exact():
-    from fairacq.relational._database import _row_keys
-    from fairacq.relational._grounding import _distinct
+    from fairacq.relational.hlmrf._database import _row_keys
+    from fairacq.relational.hlmrf._grounding import _distinct
 
     big = 2**40
     cols = {"V:a": [0, big - 1, 0, 1, big - 1], "V:b": [1, 1, 1, 1, 1], "V:c": [2, 0, 2, 2, 0]}
@@ -525,7 +525,7 @@ def test_a_rule_that_would_multiply_its_domains_is_refused_before_it_is_built() 
     """12 unrelated variables over 200 people would be 200**12 ground rules: a pure cross
     product, whose size is exact before any join, so nothing is built."""
     from fairacq.exceptions import ResourceLimitError
-    from fairacq.relational._grounding import MAX_GROUND_RULES
+    from fairacq.relational.hlmrf._grounding import MAX_GROUND_RULES
 
     body = " & ".join(f"risky(U{i})" for i in range(12))
     with pytest.raises(ResourceLimitError, match=f"at least {200**12:,} ground rules"):

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from fairacq.exceptions import InvalidDataError
 from fairacq.relational import ArithmeticRule, Rule, parse_rule, parse_rules
-from fairacq.relational._rules import (
+from fairacq.relational.psl._rules import (
     Atom,
     BoolAnd,
     BoolOr,
@@ -399,7 +399,7 @@ def test_negative_coefficients_render_canonically():
 
 
 def test_deep_nesting_is_a_clear_error_not_a_recursion_error() -> None:
-    from fairacq.relational._parser import MAX_NESTING
+    from fairacq.relational.psl._parser import MAX_NESTING
 
     deep = "1: " + "(" * 2000 + "a(X)" + ")" * 2000 + " -> b(X)"
     with pytest.raises(InvalidDataError, match=f"more than {MAX_NESTING} deep") as info:

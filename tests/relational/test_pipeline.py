@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from fairacq.data.synthetic import make_paper_review
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
 from fairacq.relational import (
+    Database,
     RelationalData,
     apply_fairness,
     fairness_rows,
@@ -121,7 +122,7 @@ def test_fair_learning_imposes_rows_during_weight_learning():
 
 def test_apply_fairness_with_no_spec_is_the_identity():
     data = _toy([1, 0, 1, 0], [1, 0, 1, 0], 2)
-    model = ground(parse_rules("\n".join(RULES)), data.to_database())
+    model = ground(parse_rules("\n".join(RULES)), Database.from_data(data))
     assert apply_fairness(model, data, ()) is model
     rows = fairness_rows(model, data, ("rd<=0.1", "rr<=0.2"))
     assert rows.n_constraints == 4

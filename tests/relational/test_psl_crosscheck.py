@@ -19,15 +19,16 @@ from typing import Any
 import numpy as np
 import pytest
 
+from fairacq.data.relational._paper_review import paper_review_data
+from fairacq.data.relational._relational_data import RelationalData
 from fairacq.data.synthetic import make_paper_review
-from fairacq.relational import _pslpython_bridge as bridge
 from fairacq.relational import psl_unavailable
-from fairacq.relational._admm import admm_map
-from fairacq.relational._fairness import fairness_constraints
-from fairacq.relational._grounding import ground
-from fairacq.relational._paper_review_data import paper_review_data
-from fairacq.relational._parser import parse_rules
-from fairacq.relational._relational_data import RelationalData
+from fairacq.relational.bridge import _pslpython as bridge
+from fairacq.relational.hlmrf._database import Database
+from fairacq.relational.hlmrf._grounding import ground
+from fairacq.relational.inference._admm import admm_map
+from fairacq.relational.inference._fairness import fairness_constraints
+from fairacq.relational.psl._parser import parse_rules
 
 _MISSING = psl_unavailable()
 pytestmark = pytest.mark.skipif(_MISSING is not None, reason=f"PSL unavailable: {_MISSING}")
@@ -73,7 +74,7 @@ def test_objective_of_the_paper_models_matches_psl(data: RelationalData, model_n
     # The rule sets as written have flat directions (e.g. a summary whose reviews are both
     # 0.5 is optimal anywhere in [0, 0.5]), so only the optimal objective is unique.
     rules = _rules(model_name, priors=False)
-    model = ground(parse_rules("\n".join(rules)), data.to_database())
+    model = ground(parse_rules("\n".join(rules)), Database.from_data(data))
     assert model.n_variables == sum(len(t) for t in data.targets.values())
     ours = admm_map(model, **ADMM)
     psl = bridge.run_psl(rules, data.observations, data.targets, data.truth)
@@ -87,7 +88,7 @@ def test_map_state_with_priors_matches_psl(data: RelationalData, model_name: str
     # Squared negative priors on every target make the objective strictly convex, so the
     # MAP state is unique and the values themselves can be compared.
     rules = _rules(model_name, priors=True)
-    model = ground(parse_rules("\n".join(rules)), data.to_database())
+    model = ground(parse_rules("\n".join(rules)), Database.from_data(data))
     ours = admm_map(model, **ADMM)
     psl = bridge.run_psl(rules, data.observations, data.targets)
     _check_same_problem(model, psl)
@@ -99,7 +100,7 @@ def test_map_state_with_priors_matches_psl(data: RelationalData, model_name: str
 def test_fair_psl_with_risk_difference_matches_psl(data: RelationalData, delta: float) -> None:
     spec = f"rd<={delta}"
     rules = _rules("fair-psl", priors=True)
-    model = ground(parse_rules("\n".join(rules)), data.to_database())
+    model = ground(parse_rules("\n".join(rules)), Database.from_data(data))
     protected, unprotected = data.group_variables(model)
     fair = model.with_constraints(
         fairness_constraints(model, spec, protected=protected, unprotected=unprotected)

@@ -10,6 +10,7 @@ from fairacq.data.synthetic import make_paper_review
 from fairacq.exceptions import UnknownNameError
 from fairacq.relational import (
     PSL_MODELS,
+    Database,
     RelationalData,
     ground,
     make_psl_model,
@@ -52,7 +53,7 @@ def test_unknown_model_suggests_the_closest_name():
 
 def test_paper_review_models_ground_on_generated_data():
     data = paper_review_data(make_paper_review(random_state=0))
-    db = data.to_database()
+    db = Database.from_data(data)
     for name in ("paper-review-sensitive", "paper-review-fair"):
         model = ground(make_psl_model(name).parse(), db)
         assert model.n_rules == len(make_psl_model(name).parse())
@@ -92,7 +93,7 @@ def _tiny_movielens() -> RelationalData:
 
 def test_movielens_model_grounds_only_on_target_ratings():
     data = _tiny_movielens()
-    model = ground(make_psl_model("movielens-hyper").parse(), data.to_database())
+    model = ground(make_psl_model("movielens-hyper").parse(), Database.from_data(data))
     assert model.n_variables == 3
     counts = np.bincount(model.potentials.rule_index, minlength=model.n_rules)
     # MF and the averages: one potential per target and rule, except rating(u3, i2) <=

@@ -9,10 +9,14 @@ import pandas as pd
 import pytest
 
 from fairacq.data.loaders import DatasetNotFoundError
+from fairacq.data.relational import paper_review_table
+from fairacq.data.relational._movielens import _fold_positions
+from fairacq.data.relational._paper_review import _derive_affiliate2high_rank, _read_predicate
 from fairacq.data.synthetic import make_paper_review
 from fairacq.exceptions import InvalidDataError, InvalidParameterError, UnknownNameError
 from fairacq.relational import (
     COMPAS_PREDICATES,
+    Database,
     GroundModel,
     HingePotentials,
     LinearConstraints,
@@ -24,8 +28,6 @@ from fairacq.relational import (
     paper_review_data,
     pearson_top_k,
 )
-from fairacq.relational._movielens_data import _fold_positions
-from fairacq.relational._paper_review_data import _derive_affiliate2high_rank, _read_predicate
 
 needs_paper_review = pytest.mark.needs_data("fair-a3sl/biasedPaperReview")
 needs_compas_folds = pytest.mark.needs_data("fair-a3sl/compas_5cv.tar.gz")
@@ -95,8 +97,8 @@ def test_group_variables_maps_atoms_to_model_columns():
         data.group_variables(small)
 
 
-def test_to_database_builds_a_database():
-    db = _tiny().to_database()
+def test_database_from_data():
+    db = Database.from_data(_tiny())
     assert type(db).__name__ == "Database"
 
 
@@ -107,7 +109,7 @@ def test_to_database_builds_a_database():
 def test_paper_review_groups_partition_the_summaries(protected):
     sample = make_paper_review(random_state=3)
     data = paper_review_data(sample, protected=protected)
-    table = sample.paper_table().set_index("paper")
+    table = paper_review_table(sample).set_index("paper")
     expected = table["protected"] if protected == "student_low_rank" else table["student"] == 1
     got = set(data.protected["paper"])
     assert got == set(expected.index[expected.to_numpy(dtype=bool)])

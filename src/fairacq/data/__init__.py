@@ -5,10 +5,12 @@ sensitive attributes and the group codes of the chosen attribute(s). Load real d
 with :func:`load_dataset` (:func:`list_datasets` shows what exists and where it comes from;
 Adult, COMPAS, German credit and Bank Marketing are bundled, the rest are read from
 :func:`data_dir` and fetched with :func:`fetch_dataset`). :mod:`fairacq.data.synthetic`
-holds the papers' generators, the ``split_*`` functions the papers' train/test/pool splits,
-and :func:`load_toy` a tiny dataset for examples. :func:`read_table` reads a user's Parquet or
-CSV file (one error shape for a missing, empty, corrupt or unsupported file),
-:func:`read_dataset` reads one as a :class:`FairDataset` and :func:`write_table` writes one.
+holds the papers' generators, :mod:`fairacq.data.relational` the relational data sets of
+paper 004 (:class:`RelationalData`: predicate tables and fairness groups, and their loaders),
+the ``split_*`` functions the papers' train/test/pool splits, and :func:`load_toy` a tiny
+dataset for examples. :func:`read_table` reads a user's Parquet or CSV file (one error shape
+for a missing, empty, corrupt or unsupported file), :func:`read_dataset` reads one as a
+:class:`FairDataset` and :func:`write_table` writes one.
 
 Importing this package is cheap: every public name loads its submodule on first access.
 """
@@ -20,7 +22,7 @@ from typing import TYPE_CHECKING
 from fairacq._lazy import lazy_exports as _lazy_exports
 
 if TYPE_CHECKING:
-    from fairacq.data import splits, synthetic
+    from fairacq.data import relational, splits, synthetic
     from fairacq.data._dataset import FairDataset, encode_groups
     from fairacq.data._table import (
         TABLE_SUFFIXES,
@@ -54,6 +56,7 @@ if TYPE_CHECKING:
         load_taiwan_credit,
         one_hot_encode,
     )
+    from fairacq.data.relational import RelationalData
     from fairacq.data.splits import (
         DataSiftSplit,
         TrainTestSplit,
@@ -71,6 +74,7 @@ __all__ = [
     "DatasetNotFoundError",
     "FairDataset",
     "MovieLens100k",
+    "RelationalData",
     "TrainTestSplit",
     "TrainValTestSplit",
     "cache_dir",
@@ -97,6 +101,7 @@ __all__ = [
     "one_hot_encode",
     "read_dataset",
     "read_table",
+    "relational",
     "split_dadi",
     "split_datasift",
     "split_filtering",
@@ -138,6 +143,8 @@ _LAZY = {
     "one_hot_encode": "fairacq.data.loaders",
     "read_dataset": "fairacq.data._table",
     "read_table": "fairacq.data._table",
+    "relational": "fairacq.data.relational",
+    "RelationalData": "fairacq.data.relational._relational_data",
     "split_dadi": "fairacq.data.splits",
     "split_datasift": "fairacq.data.splits",
     "split_filtering": "fairacq.data.splits",

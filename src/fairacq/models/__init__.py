@@ -6,9 +6,12 @@ starts where the learner allows them; :func:`partial_update` updates a fitted on
 only where it has ``partial_fit``. :func:`evaluate` scores a fitted model on a
 :class:`~fairacq.data.FairDataset` with any registered metrics, and :func:`audit` trains a
 baseline on a stratified split and reports its per-group table and fairness metrics.
+:func:`fit_biased_mf` fits a biased matrix factorisation (:class:`BiasedMF`) of ratings by
+alternating least squares.
 """
 
 from fairacq.models._audit import AuditReport, audit
+from fairacq.models._biased_mf import BiasedMF, fit_biased_mf
 from fairacq.models._evaluate import DEFAULT_METRICS, evaluate, predict_scores
 from fairacq.models._partial import partial_update
 from fairacq.models._registry import (
@@ -21,10 +24,12 @@ from fairacq.models._registry import (
 __all__ = [
     "DEFAULT_METRICS",
     "AuditReport",
+    "BiasedMF",
     "LearnerSpec",
     "audit",
     "available_learners",
     "evaluate",
+    "fit_biased_mf",
     "learner_spec",
     "make_learner",
     "partial_update",

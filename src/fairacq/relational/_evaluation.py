@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from fairacq.data.relational._relational_data import RelationalData
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
 from fairacq.metrics import (
     auc_roc,
@@ -42,7 +43,6 @@ from fairacq.metrics import (
     risk_difference,
     risk_ratio,
 )
-from fairacq.relational._relational_data import RelationalData
 
 __all__ = [
     "align_predictions",

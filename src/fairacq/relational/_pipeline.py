@@ -29,18 +29,22 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from fairacq.data.relational._relational_data import RelationalData
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
-from fairacq.relational._database import Database
 from fairacq.relational._evaluation import evaluate_atoms
-from fairacq.relational._fairness import FairnessSpec, fairness_constraints, parse_fairness
-from fairacq.relational._ground_model import GroundModel, LinearConstraints
-from fairacq.relational._grounding import ground
-from fairacq.relational._map_inference import map_inference
-from fairacq.relational._map_result import MapResult
-from fairacq.relational._parser import parse_rules
-from fairacq.relational._relational_data import RelationalData
-from fairacq.relational._rules import ArithmeticRule, Rule
-from fairacq.relational._weight_learning import WeightLearningResult, learn_weights
+from fairacq.relational.hlmrf._database import Database
+from fairacq.relational.hlmrf._ground_model import GroundModel, LinearConstraints
+from fairacq.relational.hlmrf._grounding import ground
+from fairacq.relational.inference._fairness import (
+    FairnessSpec,
+    fairness_constraints,
+    parse_fairness,
+)
+from fairacq.relational.inference._map_inference import map_inference
+from fairacq.relational.inference._map_result import MapResult
+from fairacq.relational.learning._weight_learning import WeightLearningResult, learn_weights
+from fairacq.relational.psl._parser import parse_rules
+from fairacq.relational.psl._rules import ArithmeticRule, Rule
 
 __all__ = [
     "MAP_TIGHT",
@@ -308,7 +312,7 @@ def run_pipeline(
     learned: WeightLearningResult | None = None
     tic = time.perf_counter()
     if weights is None and train is not None:
-        train_db = train.to_database()
+        train_db = Database.from_data(train)
         train_model = ground(parsed, train_db)
         truth = _check_truth(train_db, "training")
         times["ground_train"] = time.perf_counter() - tic
@@ -325,7 +329,7 @@ def run_pipeline(
         )
         times["learn"] = time.perf_counter() - tic
         tic = time.perf_counter()
-    test_model = ground(parsed, test.to_database())
+    test_model = ground(parsed, Database.from_data(test))
     times["ground_test"] = time.perf_counter() - tic
     if weights is not None:
         w = np.asarray(weights, dtype=np.float64).reshape(-1)

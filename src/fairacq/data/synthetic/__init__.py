@@ -8,8 +8,9 @@ Each generator reproduces a data set a paper builds for its experiments:
   accuracy per group; ``make_synthetic_model1`` / ``make_synthetic_model2`` return a
   :class:`~fairacq.data.FairDataset`.
 - :func:`make_scaled_adult` (paper 000, §4.5): grows a dataset (Adult) to up to 10^6 rows.
-- :func:`make_paper_review` (paper 004, §5.1, Table 2): the paper-review Bayesian network as a
-  :class:`RelationalSample` of predicate tables.
+- :func:`make_paper_review` (paper 004, §5.1, Table 2): the paper-review Bayesian network as
+  :class:`~fairacq.data.relational.RelationalData` (observed and target predicate tables, the
+  targets' truth and the authors' protected group).
 
 Every generator takes ``random_state`` and returns identical data for the same int seed.
 Construction choices the papers leave open are written down in ``docs/paper-notes/data.md``.
@@ -22,17 +23,12 @@ from fairacq.data.synthetic._minimax_models import (
     make_synthetic_model1,
     make_synthetic_model2,
 )
-from fairacq.data.synthetic._paper_review import (
-    PAPER_REVIEW_PREDICATES,
-    RelationalSample,
-    make_paper_review,
-)
+from fairacq.data.synthetic._paper_review import PAPER_REVIEW_PREDICATES, make_paper_review
 from fairacq.data.synthetic._scaled_adult import make_scaled_adult
 
 __all__ = [
     "PAPER_REVIEW_PREDICATES",
     "GaussianComponent",
-    "RelationalSample",
     "SyntheticModel1",
     "SyntheticModel2",
     "make_paper_review",

@@ -10,21 +10,20 @@ a non-high-rank institute is reviewed positively with probability ``theta1 = 0.5
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from fairacq._io import atomic_write
 from fairacq._random import as_generator
 from fairacq._validation import Interval, Options, validate_parameter_constraints
-from fairacq.exceptions import InvalidParameterError, UnknownNameError
+from fairacq.data.relational._paper_review import PAPER_REVIEW_PREDICATES, _build
+from fairacq.data.relational._relational_data import RelationalData
+from fairacq.exceptions import InvalidParameterError
 
-__all__ = ["PAPER_REVIEW_PREDICATES", "RelationalSample", "make_paper_review"]
+__all__ = ["PAPER_REVIEW_PREDICATES", "make_paper_review"]
 
 # Table 2: P(R = T | Q, H, S), keyed by (quality, high rank, student); theta1/theta2 fill the
 # (T, F, T) and (T, T, T) cells.
@@ -36,135 +35,7 @@ _REVIEW_CPT: dict[tuple[bool, bool, bool], float] = {
     (True, False, False): 0.85,
     (True, True, False): 0.85,
 }
-
-#: Predicate -> argument columns, as in the authors' files (``fair-a3sl/biasedPaperReview``).
-PAPER_REVIEW_PREDICATES: Mapping[str, tuple[str, ...]] = {
-    "acceptable": ("paper",),
-    "affiliate2HighRank": ("author",),
-    "affiliation": ("author", "institute"),
-    "author": ("author",),
-    "highRank": ("institute",),
-    "institute": ("institute",),
-    "paper": ("paper",),
-    "positiveReviews": ("reviewer", "paper"),
-    "positiveSummary": ("paper",),
-    "reviewer": ("reviewer",),
-    "reviews": ("reviewer", "paper"),
-    "student": ("author",),
-    "submits": ("author", "paper"),
-}
 _TARGETS = ("positiveReviews", "positiveSummary")
-
-
-@dataclass(frozen=True)
-class RelationalSample:
-    """A relational data set: one truth-value table per predicate.
-
-    Parameters
-    ----------
-    predicates : mapping of str to pandas.DataFrame
-        Predicate name -> table whose columns are the arguments (e.g. ``reviewer``, ``paper``)
-        followed by ``value``, the truth value in [0, 1].
-    observed : tuple of str
-        Predicates given as evidence (closed predicates).
-    targets : tuple of str
-        Predicates to infer; their tables hold the ground truth.
-    metadata : dict
-        Generator parameters and provenance.
-
-    Examples
-    --------
-    >>> sample = make_paper_review(random_state=0)
-    >>> sample.targets
-    ('positiveReviews', 'positiveSummary')
-    >>> list(sample["positiveReviews"].columns)
-    ['reviewer', 'paper', 'value']
-    """
-
-    predicates: Mapping[str, pd.DataFrame]
-    observed: tuple[str, ...]
-    targets: tuple[str, ...]
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-    def __getitem__(self, predicate: str) -> pd.DataFrame:
-        """Return a copy of one predicate's table."""
-        if predicate not in self.predicates:
-            known = ", ".join(sorted(self.predicates))
-            raise UnknownNameError(
-                f"RelationalSample: unknown predicate {predicate!r}. Known: {known}."
-            )
-        return self.predicates[predicate].copy()
-
-    def arity(self, predicate: str) -> int:
-        """Return the number of arguments of ``predicate``."""
-        return self[predicate].shape[1] - 1
-
-    def paper_table(self) -> pd.DataFrame:
-        """Return one row per paper with its author's attributes and the ground truth.
-
-        Columns: ``paper``, ``author``, ``institute``, ``student``, ``high_rank``,
-        ``acceptable`` (the paper's highQuality), ``n_positive_reviews``, ``positive_summary``
-        and ``protected`` (a student author at a non-high-rank institute, the authors' protected
-        group).
-        """
-        subs = self["submits"][["author", "paper"]]
-        aff = self["affiliation"][["author", "institute"]]
-        table = subs.merge(aff, on="author", how="left")
-        student = self["student"].rename(columns={"value": "student"})
-        rank = self["highRank"].rename(columns={"value": "high_rank"})
-        quality = self["acceptable"].rename(columns={"value": "acceptable"})
-        summary = self["positiveSummary"].rename(columns={"value": "positive_summary"})
-        reviews = (
-            self["positiveReviews"]
-            .groupby("paper")["value"]
-            .sum()
-            .rename("n_positive_reviews")
-            .reset_index()
-        )
-        table = (
-            table.merge(student, on="author", how="left")
-            .merge(rank, on="institute", how="left")
-            .merge(quality, on="paper", how="left")
-            .merge(reviews, on="paper", how="left")
-            .merge(summary, on="paper", how="left")
-        )
-        table["protected"] = (table["student"] == 1) & (table["high_rank"] == 0)
-        return table[
-            [
-                "paper",
-                "author",
-                "institute",
-                "student",
-                "high_rank",
-                "acceptable",
-                "n_positive_reviews",
-                "positive_summary",
-                "protected",
-            ]
-        ]
-
-    def to_files(self, directory: str | Path) -> list[Path]:
-        """Write one ``<predicate>.txt`` per predicate, comma-separated, no header.
-
-        This is the authors' layout (``fair-a3sl/biasedPaperReview/bias*``), with the truth
-        value as the last column of every file. Files are written atomically.
-
-        Returns
-        -------
-        list of pathlib.Path
-            The files written, sorted by name.
-        """
-        out = Path(directory)
-        out.mkdir(parents=True, exist_ok=True)
-        written = []
-        for name in sorted(self.predicates):
-            path = out / f"{name}.txt"
-            frame = self.predicates[name]
-            text = frame.to_csv(header=False, index=False, lineterminator="\n", float_format="%g")
-            with atomic_write(path, "w") as fh:
-                fh.write(text)
-            written.append(path)
-        return written
 
 
 def make_paper_review(
@@ -181,7 +52,7 @@ def make_paper_review(
     p_summary: Sequence[float] = (0.0, 0.2, 0.9),
     preset: Literal["paper", "authors"] = "paper",
     random_state: Any = None,
-) -> RelationalSample:
+) -> RelationalData:
     """Sample the paper-review Bayesian network of paper 004 (§5.1, Table 2).
 
     Zhang & Ramesh follow Farnadi et al. (2018): 100 papers, each by its own author, 30
@@ -225,11 +96,15 @@ def make_paper_review(
 
     Returns
     -------
-    RelationalSample
+    RelationalData
         Observed: ``acceptable``, ``affiliate2HighRank``, ``affiliation``, ``author``,
         ``highRank``, ``institute``, ``paper``, ``reviewer``, ``reviews``, ``student``,
-        ``submits``. Targets: ``positiveReviews`` and ``positiveSummary``. Every value is 0 or
-        1; ids are ``a0``, ``p0``, ``r0``, ``i0``, ... as in the authors' files.
+        ``submits``. Targets (with their truth): ``positiveReviews`` and ``positiveSummary``.
+        Every value is 0 or 1; ids are ``a0``, ``p0``, ``r0``, ``i0``, ... as in the authors'
+        files. The protected group: the ``positiveSummary`` atoms of papers by a student at a
+        non-high-rank institute (the authors' code); other targets and groups through
+        :func:`fairacq.data.relational.paper_review_data`, one row per paper through
+        :func:`~fairacq.data.relational.paper_review_table`.
 
     Raises
     ------
@@ -239,11 +114,12 @@ def make_paper_review(
 
     Examples
     --------
-    >>> sample = make_paper_review(random_state=0)
-    >>> len(sample["paper"]), len(sample["reviews"]), len(sample["reviewer"])
+    >>> data = make_paper_review(random_state=0)
+    >>> obs = data.observations
+    >>> len(obs["paper"]), len(obs["reviews"]), len(obs["reviewer"])
     (100, 200, 30)
-    >>> sample.paper_table()["protected"].dtype
-    dtype('bool')
+    >>> sorted(data.targets), data.fairness_predicate
+    (['positiveReviews', 'positiveSummary'], 'positiveSummary')
     """
     prob = [Interval(float, 0, 1)]
     validate_parameter_constraints(
@@ -340,28 +216,24 @@ def make_paper_review(
         "submits": ((a_ids, p_ids), one),
     }
     tables = {name: _table(name, args, values) for name, (args, values) in columns.items()}
-    observed = tuple(sorted(set(tables) - set(_TARGETS)))
-    return RelationalSample(
-        predicates=tables,
-        observed=observed,
-        targets=_TARGETS,
-        metadata={
-            "source": "fairacq.data.synthetic.make_paper_review",
-            "paper": "Zhang & Ramesh (paper 004) §5.1, Table 2; after Farnadi et al. 2018",
-            "preset": preset,
-            "n_papers": n_papers,
-            "n_reviewers": n_reviewers,
-            "n_institutes": n_institutes,
-            "reviewers_per_paper": reviewers_per_paper,
-            "theta1": float(theta1),
-            "theta2": float(theta2),
-            "p_student": float(p_student),
-            "p_high_rank": float(p_high_rank),
-            "p_high_quality": tuple(float(v) for v in q),
-            "p_summary": tuple(float(v) for v in ps),
-            "protected_group": "student author at a non-high-rank institute (authors' code)",
-        },
-    )
+    metadata: dict[str, object] = {
+        "source": "fairacq.data.synthetic.make_paper_review",
+        "paper": "Zhang & Ramesh (paper 004) §5.1, Table 2; after Farnadi et al. 2018",
+        "preset": preset,
+        "n_papers": n_papers,
+        "n_reviewers": n_reviewers,
+        "n_institutes": n_institutes,
+        "reviewers_per_paper": reviewers_per_paper,
+        "theta1": float(theta1),
+        "theta2": float(theta2),
+        "p_student": float(p_student),
+        "p_high_rank": float(p_high_rank),
+        "p_high_quality": tuple(float(v) for v in q),
+        "p_summary": tuple(float(v) for v in ps),
+        "protected_group": "student author at a non-high-rank institute (authors' code)",
+        "protected": "student_low_rank",
+    }
+    return _build(tables, _TARGETS, "student_low_rank", metadata)
 
 
 def _ids(prefix: str, n: int) -> NDArray[np.object_]:

@@ -43,6 +43,7 @@ import pandas as pd
 
 from fairacq._random import derive_int_seed, spawn_seeds
 from fairacq._trace import Trace
+from fairacq.data.relational._relational_data import RelationalData
 from fairacq.exceptions import InvalidParameterError
 from fairacq.experiments._framework.config import ExperimentConfig
 from fairacq.experiments._framework.executor import Executor, single_thread
@@ -55,7 +56,6 @@ from fairacq.experiments.relational._paper_numbers import (
     TABLES_12_13,
     relational_paper_value,
 )
-from fairacq.relational._relational_data import RelationalData
 from fairacq.reporting import new_figure, plot_traces
 
 __all__ = [

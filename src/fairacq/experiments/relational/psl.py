@@ -35,6 +35,7 @@ import pandas as pd
 
 from fairacq._io import atomic_write
 from fairacq._random import child_seeds, spawn_seeds
+from fairacq.data.relational._relational_data import RelationalData
 from fairacq.exceptions import InvalidParameterError
 from fairacq.experiments._framework.config import ExperimentConfig
 from fairacq.experiments._framework.executor import Executor, single_thread
@@ -47,7 +48,6 @@ from fairacq.experiments.relational._paper_numbers import (
     TABLES_12_13,
     relational_paper_value,
 )
-from fairacq.relational._relational_data import RelationalData
 from fairacq.reporting import format_markdown_table
 
 __all__ = [
@@ -220,7 +220,7 @@ def _pipeline_metrics(
     seed: np.random.SeedSequence,
 ) -> Metrics:
     from fairacq.relational._pipeline import run_pipeline
-    from fairacq.relational._psl_models import make_psl_model
+    from fairacq.relational.psl._models import make_psl_model
 
     model = make_psl_model(model_name)
     fairness = tuple(
@@ -243,8 +243,8 @@ def _pipeline_metrics(
 def _paper_review_unit(
     config: PslPaperReviewConfig, unit: tuple[int, np.random.SeedSequence]
 ) -> dict[str, Metrics]:
+    from fairacq.data.relational._paper_review import load_paper_review, paper_review_data
     from fairacq.data.synthetic import make_paper_review
-    from fairacq.relational._paper_review_data import load_paper_review, paper_review_data
 
     index, seed = unit
     data_seed, train_seed, learn_seed = child_seeds(seed, 3)
@@ -347,7 +347,7 @@ class PslCompasConfig(ExperimentConfig):
     delta : float
         RD tolerance of Fair-PSL (0.1).
     baselines : tuple of str
-        Keys of :data:`fairacq.relational._baselines.COMPAS_BASELINES`.
+        Keys of :data:`fairacq.relational.baselines._compas.COMPAS_BASELINES`.
     weight_iter : int
         Voted-perceptron steps.
     """
@@ -393,9 +393,9 @@ _COMPAS_PAPER_ROWS: dict[str, str | None] = {
 def _compas_unit(
     config: PslCompasConfig, unit: tuple[int, np.random.SeedSequence]
 ) -> dict[str, Metrics]:
-    from fairacq.relational._baselines import compas_baseline
-    from fairacq.relational._compas_data import load_compas_relational
+    from fairacq.data.relational._compas import load_compas_relational
     from fairacq.relational._evaluation import evaluate_atoms
+    from fairacq.relational.baselines._compas import compas_baseline
 
     fold, seed = unit
     source: Any = config.source
@@ -540,9 +540,9 @@ def _head_targets(data: RelationalData, n: int | None, seed: np.random.SeedSeque
 def _movielens_unit(
     config: PslMovieLensConfig, unit: tuple[int, np.random.SeedSequence]
 ) -> dict[str, Metrics]:
-    from fairacq.relational._baselines import movielens_baseline
+    from fairacq.relational._datasets import load_movielens_relational
     from fairacq.relational._evaluation import evaluate_atoms
-    from fairacq.relational._movielens_data import load_movielens_relational
+    from fairacq.relational.baselines._movielens import movielens_baseline
 
     single_thread()  # Fair-MF runs torch
     fold, seed = unit
