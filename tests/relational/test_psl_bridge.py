@@ -12,13 +12,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from fairacq.exceptions import InvalidDataError, InvalidParameterError, MissingDependencyError
-from fairacq.relational import psl_unavailable
 from fairacq.relational.bridge import _pslpython as bridge
 from fairacq.relational.bridge._pslpython import PSL_TIGHT_OPTIONS, run_psl
 from fairacq.relational.hlmrf._ground_model import GroundModel, HingePotentials, LinearConstraints
-
-_MISSING = psl_unavailable()
-needs_psl = pytest.mark.skipif(_MISSING is not None, reason=f"PSL unavailable: {_MISSING}")
+from tests.relational.psl_available import needs_psl
 
 # Smokers: y_b, y_c free; 3 (1 - y_b)^2 + 3 max(y_b - y_c, 0)^2 + y_b^2 + y_c^2.
 SMOKERS = [

@@ -22,16 +22,15 @@ import pytest
 from fairacq.data.relational._paper_review import paper_review_data
 from fairacq.data.relational._relational_data import RelationalData
 from fairacq.data.synthetic import make_paper_review
-from fairacq.relational import psl_unavailable
 from fairacq.relational.bridge import _pslpython as bridge
 from fairacq.relational.hlmrf._database import Database
 from fairacq.relational.hlmrf._grounding import ground
 from fairacq.relational.inference._admm import admm_map
 from fairacq.relational.inference._fairness import fairness_constraints
 from fairacq.relational.psl._parser import parse_rules
+from tests.relational.psl_available import needs_psl
 
-_MISSING = psl_unavailable()
-pytestmark = pytest.mark.skipif(_MISSING is not None, reason=f"PSL unavailable: {_MISSING}")
+pytestmark = needs_psl
 
 RELATIONAL_RULES = [
     "5.0: acceptable(P) & reviews(R, P) -> positiveReviews(R, P) ^2",
