@@ -33,7 +33,7 @@ from fairacq.exceptions import InvalidParameterError
 from fairacq.experiments._framework.config import ExperimentConfig
 from fairacq.experiments._framework.executor import Executor
 from fairacq.experiments._framework.registry import ExperimentSpec, register
-from fairacq.experiments._framework.result import ExperimentResult
+from fairacq.experiments._framework.result import ExperimentResult, mean_std_row
 from fairacq.reporting import new_figure, plot_traces
 from fairacq.sampling import DatasetOracle, make_sampler
 
@@ -49,7 +49,6 @@ __all__ = [
     "run_sampler_trials",
     "sampler_rows",
     "split_by_group",
-    "stat_row",
     "trial_seeds",
 ]
 
@@ -253,20 +252,6 @@ def _worst_at(traces: list[Trace], cost: float) -> NDArray[np.float64]:
     return np.asarray(vals, dtype=np.float64)
 
 
-def stat_row(
-    dataset: str, method: str, metric: str, values: Any, paper: float | None = None
-) -> dict[str, Any]:
-    """Return a tidy row: the mean and standard deviation of ``values`` over trials."""
-    return {
-        "dataset": dataset,
-        "method": method,
-        "metric": metric,
-        "value": float(np.mean(values)),
-        "std": float(np.std(values)),
-        "paper_value": paper,
-    }
-
-
 def sampler_rows(
     dataset: str, by_method: dict[str, list[Trace]], groups: list[str], checkpoints: list[float]
 ) -> list[dict[str, Any]]:
@@ -274,12 +259,13 @@ def sampler_rows(
     rows: list[dict[str, Any]] = []
     for method, ts in by_method.items():
         for cost in checkpoints:
+            metric = f"test_worst_acc@{int(cost)}"
             rows.append(
-                stat_row(dataset, method, f"test_worst_acc@{int(cost)}", _worst_at(ts, cost))
+                mean_std_row(_worst_at(ts, cost), dataset=dataset, method=method, metric=metric)
             )
         for col in [f"pi_{g}" for g in groups] + [f"test_acc_{g}" for g in groups]:
             vals = np.array([t.final(col) for t in ts], dtype=float)
-            rows.append(stat_row(dataset, method, col, vals))
+            rows.append(mean_std_row(vals, dataset=dataset, method=method, metric=col))
     return rows
 
 
@@ -323,7 +309,9 @@ def run_digits(config: DigitsConfig, executor: Executor) -> ExperimentResult:
     for method, ts in by_method.items():
         final_acc = np.array([[t.final(f"test_acc_{g}") for g in groups] for t in ts])
         spread = final_acc.max(axis=1) - final_acc.min(axis=1)
-        result.rows.append(stat_row("digits-pairs", method, "test_acc_spread", spread))
+        result.rows.append(
+            mean_std_row(spread, dataset="digits-pairs", method=method, metric="test_acc_spread")
+        )
     result.figures["aopt-digits"] = _digits_figure(by_method, groups)
     result.notes += _digits_notes(config, result, groups)
     return result

@@ -29,7 +29,7 @@ from fairacq.data import FairDataset, load_dataset, standardize
 from fairacq.experiments._framework.config import ExperimentConfig
 from fairacq.experiments._framework.executor import Executor
 from fairacq.experiments._framework.registry import ExperimentSpec, register
-from fairacq.experiments._framework.result import ExperimentResult
+from fairacq.experiments._framework.result import ExperimentResult, mean_std_row
 from fairacq.experiments._framework.verdict import Verdict
 from fairacq.experiments.aopt.images import (
     TrialSeeds,
@@ -37,7 +37,6 @@ from fairacq.experiments.aopt.images import (
     run_sampler_trials,
     sampler_rows,
     split_by_group,
-    stat_row,
     trial_seeds,
 )
 from fairacq.reporting import new_figure, plot_traces
@@ -508,29 +507,26 @@ def run_adult_ceiling(config: CeilingConfig, executor: Executor) -> ExperimentRe
 
 def _ceiling_rows(config: CeilingConfig, c: _Ceiling) -> list[dict[str, Any]]:
     """LR's accuracies (pool, mixture grid, best mixture at Aopt's size, alone) and Aopt's."""
-    hardest, names = c.hardest, c.names
+    hardest, names, paper = c.hardest, c.names, ADULT_PAPER_WORST_ACC
     best_fixed = int(np.nanargmax(np.nanmean(c.grid_worst, axis=0)))
-    rows = [
-        stat_row("adult", "lr-pool", "worst_group_acc", c.pool_acc.min(axis=1)),
-        stat_row("adult", "lr-pool", f"acc_{names[hardest]}", c.pool_acc[:, hardest]),
-        stat_row("adult", "lr-mixture-grid", "best_worst_group_acc", c.best_per_trial),
-        stat_row(
-            "adult",
+    alone = [(f"acc_{names[g]}", c.alone[:, g]) for g in range(len(names)) if g != hardest]
+    stats: list[tuple[str, str, Any, float | None]] = [
+        ("lr-pool", "worst_group_acc", c.pool_acc.min(axis=1), None),
+        ("lr-pool", f"acc_{names[hardest]}", c.pool_acc[:, hardest], None),
+        ("lr-mixture-grid", "best_worst_group_acc", c.best_per_trial, None),
+        (
             "lr-mixture-grid",
             "worst_group_acc_at_best_mean_mixture",
             c.grid_worst[:, best_fixed],
+            None,
         ),
-        stat_row(
-            "adult", f"lr-best-mixture-n{config.aopt_budget // 2}", "worst_group_acc", c.at_n
-        ),
-        stat_row(
-            "adult",
-            "lr-alone",
-            f"acc_{names[hardest]}",
-            c.alone[:, hardest],
-            ADULT_PAPER_WORST_ACC,
-        ),
-        stat_row("adult", "aopt", "final_test_worst_acc", c.aopt_final, ADULT_PAPER_WORST_ACC),
+        (f"lr-best-mixture-n{config.aopt_budget // 2}", "worst_group_acc", c.at_n, None),
+        ("lr-alone", f"acc_{names[hardest]}", c.alone[:, hardest], paper),
+        ("aopt", "final_test_worst_acc", c.aopt_final, paper),
+    ]
+    rows = [
+        mean_std_row(values, paper_value, dataset="adult", method=method, metric=metric)
+        for method, metric, values, paper_value in stats
     ]
     for metric, value in (
         ("gap_to_ceiling", c.gap),
@@ -547,9 +543,8 @@ def _ceiling_rows(config: CeilingConfig, c: _Ceiling) -> list[dict[str, Any]]:
             }
         )
     rows += [
-        stat_row("adult", "lr-alone", f"acc_{name}", c.alone[:, g])
-        for g, name in enumerate(names)
-        if g != hardest
+        mean_std_row(values, dataset="adult", method="lr-alone", metric=metric)
+        for metric, values in alone
     ]
     return rows
 
