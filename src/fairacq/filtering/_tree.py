@@ -25,11 +25,8 @@ from fairacq.filtering._proxies import (
     _encode,
     _feature_matrix,
     _json_params,
-    _matrix_alpha,
-    _matrix_beta,
-    _Sample,
     _sample_target,
-    fit_trace,
+    adopt_fitted,
 )
 from fairacq.filtering._rules import RandomizedTreeRule
 from fairacq.filtering._tree_builder import GrowthSettings, TreeBuilder
@@ -181,7 +178,7 @@ class AlphaBetaProxy(Strategy):
             on_unreachable="ignore",
             group_sizes=None if sample.classes is None else sample.sizes,
         )
-        self.fitted_ = FittedProxy(
+        fitted = FittedProxy(
             method="alpha-beta-relaxed" if self.relaxed else "alpha-beta",
             rule=builder.rule(),
             feature_names=sample.feature_names,
@@ -193,7 +190,17 @@ class AlphaBetaProxy(Strategy):
             info={"params": _json_params(self.get_params(deep=False)), "stop_reason": stop},
             classes=sample.classes,
         )
-        self._set_fitted_attributes(sample, stop, dist, builder.history)
+        self.hull_distance_ = dist
+        self.stop_reason_ = stop
+        self.history_ = builder.history
+        adopt_fitted(
+            self,
+            fitted,
+            sample,
+            hull_distance=float(dist),
+            n_splits=len(builder.history),
+            stop_reason=stop,
+        )
         if dist >= self.tol:
             warnings.warn(
                 f"{where}: the tree stopped ({stop}) at hull distance {dist:.4g} >= tol "
@@ -215,31 +222,6 @@ class AlphaBetaProxy(Strategy):
             margin=self.margin,
             lambda_max=self.lambda_max,
             relaxed=self.relaxed,
-        )
-
-    def _set_fitted_attributes(
-        self, sample: _Sample, stop: str, dist: float, history: list[dict[str, Any]]
-    ) -> None:
-        """Copy the fitted proxy's matrices, its in-sample alpha and beta, and the trace."""
-        fitted, classes = self.fitted_, sample.classes
-        A, r_hat, rho = fitted.A, fitted.proxy_marginal, fitted.rho
-        self.A_, self.proxy_marginal_, self.rho_ = A, r_hat, rho
-        self.groups_, self.feature_names_in_ = sample.groups, sample.feature_names
-        self.alpha_ = _matrix_alpha(A, r_hat, classes)
-        self.beta_ = _matrix_beta(A, r_hat, rho, fitted.target, classes)
-        self.hull_distance_ = dist
-        self.stop_reason_ = stop
-        self.history_ = history
-        self.trace_ = fit_trace(
-            self,
-            fitted.method,
-            n_rows=sample.X.shape[0],
-            alpha=self.alpha_,
-            beta=self.beta_,
-            n_values=len(r_hat),
-            hull_distance=float(dist),
-            n_splits=len(history),
-            stop_reason=stop,
         )
 
     def _fitted(self) -> FittedProxy:
