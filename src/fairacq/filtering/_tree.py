@@ -12,6 +12,7 @@ enough, when no split qualifies, or when leaves reach ``max_depth`` (20 in App. 
 from __future__ import annotations
 
 import warnings
+from dataclasses import fields
 from typing import Any, ClassVar
 
 import numpy as np
@@ -212,17 +213,8 @@ class AlphaBetaProxy(Strategy):
         return self
 
     def _settings(self) -> GrowthSettings:
-        return GrowthSettings(
-            alpha=self.alpha,
-            gamma=self.gamma,
-            tol=self.tol,
-            max_depth=self.max_depth,
-            oracle=self.oracle,
-            max_iter=self.max_iter,
-            margin=self.margin,
-            lambda_max=self.lambda_max,
-            relaxed=self.relaxed,
-        )
+        """Return the hyper-parameters that grow the tree, as given."""
+        return GrowthSettings(**{f.name: getattr(self, f.name) for f in fields(GrowthSettings)})
 
     def _fitted(self) -> FittedProxy:
         if not hasattr(self, "fitted_"):
