@@ -18,6 +18,7 @@ from fairacq.acquisition._bandit import make_policy
 from fairacq.acquisition._chunk_map import ChunkExecutor
 from fairacq.acquisition._partition import (
     PartitionDroppedWarning,
+    Partitioning,
     drop_small_partitions,
     partition_base_rate_diffs,
     partition_pool,
@@ -233,36 +234,9 @@ class DataSiftAcquirer(Acquirer):
                 "which only DataSift-Inf computes. Use method 'datasift-inf' or leave it at 0."
             )
         pool = state.pool
-        if self.partitioning == "column":
-            if self.partition_column is None:
-                raise InvalidParameterError(
-                    f"{type(self).__name__}: partitioning='column' needs partition_column, "
-                    "e.g. partition_column='ST'."
-                )
-            parts = partition_pool(
-                pool,
-                method="column",
-                column=partition_labels(pool, self.partition_column, executor=state.executor),
-                max_partitions=self.max_partitions,
-                executor=state.executor,
-            )
-        else:
-            parts = partition_pool(
-                pool,
-                method=cast(Any, self.partitioning),
-                n_partitions=self.n_partitions,
-                k_selection=cast(Any, self.k_selection),
-                random_state=part_seed,
-                executor=state.executor,
-            )
+        parts = self._partition(state, part_seed)
         self.partitioning_ = parts
-        min_size = int(np.ceil(self.batch_size / max(float(np.median(state.costs)), 1e-12)))
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", PartitionDroppedWarning)
-            kept, dropped = drop_small_partitions(parts, min_size)
-        for w in caught:
-            warn_caller(str(w.message), PartitionDroppedWarning)
-        self.dropped_partitions_ = [int(d) for d in dropped]
+        kept = self._drop_small_partitions(parts, state)
         labels = parts.labels
         state.available &= np.isin(labels, np.asarray(kept, dtype=np.int64))
         self.base_rate_diffs_ = partition_base_rate_diffs(
@@ -292,6 +266,44 @@ class DataSiftAcquirer(Acquirer):
                 accuracy_weight=float(self.accuracy_weight),
             )
         self._members = [self._arm_rows(labels, arm) for arm in range(g)]
+
+    def _partition(self, state: AcquisitionState, seed: np.random.SeedSequence) -> Partitioning:
+        """Partition the pool: by a column's values, or by clustering (GMM, k-means)."""
+        pool = state.pool
+        if self.partitioning != "column":
+            return partition_pool(
+                pool,
+                method=cast(Any, self.partitioning),
+                n_partitions=self.n_partitions,
+                k_selection=cast(Any, self.k_selection),
+                random_state=seed,
+                executor=state.executor,
+            )
+        if self.partition_column is None:
+            raise InvalidParameterError(
+                f"{type(self).__name__}: partitioning='column' needs partition_column, "
+                "e.g. partition_column='ST'."
+            )
+        return partition_pool(
+            pool,
+            method="column",
+            column=partition_labels(pool, self.partition_column, executor=state.executor),
+            max_partitions=self.max_partitions,
+            executor=state.executor,
+        )
+
+    def _drop_small_partitions(
+        self, parts: Partitioning, state: AcquisitionState
+    ) -> NDArray[np.int64]:
+        """Return the partitions that can fill a batch; warn about (and note) the others."""
+        min_size = int(np.ceil(self.batch_size / max(float(np.median(state.costs)), 1e-12)))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", PartitionDroppedWarning)
+            kept, dropped = drop_small_partitions(parts, min_size)
+        for w in caught:
+            warn_caller(str(w.message), PartitionDroppedWarning)
+        self.dropped_partitions_ = [int(d) for d in dropped]
+        return kept
 
     def _arm_rows(self, labels: NDArray[np.int64], arm: int) -> NDArray[np.int64]:
         rows = np.flatnonzero(labels == arm)

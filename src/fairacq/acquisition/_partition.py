@@ -664,6 +664,30 @@ def partition_base_rate_diffs(
         {"n_partitions": n_partitions, "protected": protected, "privileged": privileged},
         where,
     )
+    lab, y_arr, s_arr = _checked_partition_rows(where, labels, y, s, n_partitions)
+    n_groups = int(s_arr.max()) + 1
+    protected, privileged = _group_pair(where, protected, privileged, n_groups)
+    g = n_partitions
+    keep = lab >= 0
+    cell = lab[keep].astype(np.int64) * n_groups + s_arr[keep]
+    counts = np.bincount(cell, minlength=g * n_groups).reshape(g, n_groups).astype(np.float64)
+    positives = np.bincount(cell, weights=y_arr[keep], minlength=g * n_groups).reshape(g, n_groups)
+    present = counts > 0
+    rates = np.divide(positives, counts, out=np.zeros_like(positives), where=present)
+    hi = np.where(present, rates, -np.inf).max(axis=1)
+    lo = np.where(present, rates, np.inf).min(axis=1)
+    out = np.where(present.sum(axis=1) >= 2, hi - lo, 0.0)
+    if protected is not None and privileged is not None:
+        both = present[:, protected] & present[:, privileged]
+        signed = rates[:, protected] - rates[:, privileged]
+        out = np.where(both, signed, out)
+    return np.asarray(out, dtype=np.float64)
+
+
+def _checked_partition_rows(
+    where: str, labels: ArrayLike, y: ArrayLike, s: ArrayLike, g: int
+) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
+    """Return the partition labels, 0/1 labels and group codes, checked."""
     lab = np.asarray(labels)
     check_consistent_length(where, labels=lab, y=y, s=s)
     y_arr = check_binary_labels(where, y)
@@ -673,7 +697,6 @@ def partition_base_rate_diffs(
             f"{where}: labels must be a 1-D int array (Partitioning.labels). Got dtype "
             f"{lab.dtype} and shape {lab.shape}."
         )
-    g = n_partitions
     if lab.size and (lab.min() < -1 or lab.max() >= g):
         raise InvalidDataError(
             f"{where}: labels must lie in -1 .. {g - 1} (n_partitions={g}). Found values in "
@@ -681,7 +704,13 @@ def partition_base_rate_diffs(
         )
     if s_arr.min() < 0:
         raise InvalidDataError(f"{where}: group codes must be >= 0. Found {int(s_arr.min())}.")
-    n_groups = int(s_arr.max()) + 1
+    return lab, y_arr, s_arr
+
+
+def _group_pair(
+    where: str, protected: int | None, privileged: int | None, n_groups: int
+) -> tuple[int | None, int | None]:
+    """Check the protected and privileged codes; with two groups, one names the other."""
     for name, code in (("protected", protected), ("privileged", privileged)):
         if code is not None and code >= n_groups:
             raise InvalidParameterError(
@@ -702,21 +731,7 @@ def partition_base_rate_diffs(
         privileged = 1 - protected
     if privileged is not None and protected is None and n_groups == 2:
         protected = 1 - privileged
-
-    keep = lab >= 0
-    cell = lab[keep].astype(np.int64) * n_groups + s_arr[keep]
-    counts = np.bincount(cell, minlength=g * n_groups).reshape(g, n_groups).astype(np.float64)
-    positives = np.bincount(cell, weights=y_arr[keep], minlength=g * n_groups).reshape(g, n_groups)
-    present = counts > 0
-    rates = np.divide(positives, counts, out=np.zeros_like(positives), where=present)
-    hi = np.where(present, rates, -np.inf).max(axis=1)
-    lo = np.where(present, rates, np.inf).min(axis=1)
-    out = np.where(present.sum(axis=1) >= 2, hi - lo, 0.0)
-    if protected is not None and privileged is not None:
-        both = present[:, protected] & present[:, privileged]
-        signed = rates[:, protected] - rates[:, privileged]
-        out = np.where(both, signed, out)
-    return np.asarray(out, dtype=np.float64)
+    return protected, privileged
 
 
 def drop_small_partitions(

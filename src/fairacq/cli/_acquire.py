@@ -100,20 +100,9 @@ def acquire_cmd(
     into memory.
     """
     from fairacq._io import check_output_dir
-    from fairacq.acquisition import DaskChunkExecutor, make_acquirer, make_chunk_executor
-    from fairacq.reporting import write_run
+    from fairacq.acquisition import make_acquirer
 
-    if accuracy_weight and method != "datasift-inf":
-        raise fail(
-            f"--accuracy-weight ranks rows by predicted influence, which only datasift-inf "
-            f"computes; got --method {method}. Use --method datasift-inf or drop the option."
-        )
-    if executor not in ("serial", "dask"):
-        raise fail(f"--executor must be serial or dask, got {executor!r}.")
-    if chunk_rows < 1:
-        raise fail(f"--chunk-rows must be a positive number of rows, got {chunk_rows}.")
-    if pool is not None and (train is None or val is None):
-        raise fail("--pool needs --train and --val (and optionally --test).")
+    _check_acquire_options(method, accuracy_weight, executor, chunk_rows, pool, train, val)
     with user_errors():
         check_output_dir(out, option="--out")
         train_ds, pool_ds, val_ds, test_ds, costs = _inputs(
@@ -134,44 +123,94 @@ def acquire_cmd(
             refit=refit,
             random_state=seed,
         )
-        chunks = make_chunk_executor(executor, address=address)  # type: ignore[arg-type]
-        with (
-            console.status(f"Acquiring with {method} ..."),
-            warnings.catch_warnings(record=True) as caught,
-        ):
-            warnings.simplefilter("always")
-            try:
-                trace = acquirer.run(
-                    train_ds, pool_ds, validation=val_ds, test=test_ds, costs=costs,
-                    executor=chunks,
-                )  # fmt: skip
-            finally:
-                if isinstance(chunks, DaskChunkExecutor):
-                    chunks.close()
-        for w in caught:
-            err_console.print(f"note: {w.message}", markup=False)
+        data = (train_ds, pool_ds, val_ds, test_ds, costs)
+        trace = _run_noting_warnings(acquirer, method, data, executor, address)
         split_name = "test" if test_ds is not None else "val"
-        report = write_run(
-            trace,
-            out,
-            method=method,
-            dataset=train_ds.name,
-            metric=f"{split_name}_{resolve_metric(metric)}",
-            metrics=[f"{split_name}_accuracy"],
-            order=acquirer.acquired_,
-            experiment=f"acquire-{method}",
-            notes=[
-                f"Stopped because: {acquirer.stop_reason_}; "
-                f"{acquirer.n_evaluations_} batches evaluated."
-            ],
+        rows = _write_acquisition(
+            trace, acquirer, out, method, train_ds.name, f"{split_name}_", resolve_metric(metric)
         )
-    rows = report.rows
     if as_json:
         typer.echo(json.dumps({"rows": rows, "stop_reason": acquirer.stop_reason_}, indent=2))
     else:
         for r in rows:
             console.print(f"{r['stage']:>7} {r['metric']}: {r['value']:.4f}")
         console.print(f"Wrote {out}/acquisition_order.csv, trace, fairness.png and summary.md")
+
+
+def _check_acquire_options(
+    method: str,
+    accuracy_weight: float,
+    executor: str,
+    chunk_rows: int,
+    pool: Path | None,
+    train: Path | None,
+    val: Path | None,
+) -> None:
+    """Exit with code 2 on options of ``acquire`` that do not go together."""
+    if accuracy_weight and method != "datasift-inf":
+        raise fail(
+            f"--accuracy-weight ranks rows by predicted influence, which only datasift-inf "
+            f"computes; got --method {method}. Use --method datasift-inf or drop the option."
+        )
+    if executor not in ("serial", "dask"):
+        raise fail(f"--executor must be serial or dask, got {executor!r}.")
+    if chunk_rows < 1:
+        raise fail(f"--chunk-rows must be a positive number of rows, got {chunk_rows}.")
+    if pool is not None and (train is None or val is None):
+        raise fail("--pool needs --train and --val (and optionally --test).")
+
+
+def _run_noting_warnings(
+    acquirer: Any,
+    method: str,
+    data: tuple[Any, Any, Any, Any, Any],
+    executor: str,
+    address: str | None,
+) -> Any:
+    """Run the acquirer on (train, pool, validation, test, costs); warnings become notes."""
+    from fairacq.acquisition import DaskChunkExecutor, make_chunk_executor
+
+    train_ds, pool_ds, val_ds, test_ds, costs = data
+    chunks = make_chunk_executor(executor, address=address)  # type: ignore[arg-type]
+    with (
+        console.status(f"Acquiring with {method} ..."),
+        warnings.catch_warnings(record=True) as caught,
+    ):
+        warnings.simplefilter("always")
+        try:
+            trace = acquirer.run(
+                train_ds, pool_ds, validation=val_ds, test=test_ds, costs=costs, executor=chunks
+            )
+        finally:
+            if isinstance(chunks, DaskChunkExecutor):
+                chunks.close()
+    for w in caught:
+        err_console.print(f"note: {w.message}", markup=False)
+    return trace
+
+
+def _write_acquisition(
+    trace: Any, acquirer: Any, out: Path, method: str, dataset: str, prefix: str, metric: str
+) -> list[dict[str, Any]]:
+    """Write the order, trace, plot and summary; return the summary rows."""
+    from fairacq.reporting import write_run
+
+    report = write_run(
+        trace,
+        out,
+        method=method,
+        dataset=dataset,
+        metric=f"{prefix}{metric}",
+        metrics=[f"{prefix}accuracy"],
+        order=acquirer.acquired_,
+        experiment=f"acquire-{method}",
+        notes=[
+            f"Stopped because: {acquirer.stop_reason_}; "
+            f"{acquirer.n_evaluations_} batches evaluated."
+        ],
+    )
+    rows: list[dict[str, Any]] = report.rows
+    return rows
 
 
 def _inputs(

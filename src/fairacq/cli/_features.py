@@ -89,21 +89,7 @@ def train_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Train a DADI agent and save it with its preprocessing."""
-    if preset not in _PRESETS:
-        raise fail(f"--preset must be 'quick' or 'full', got {preset!r}.")
-    if not 0.0 <= gamma <= 1.0:
-        raise fail(f"--gamma must be in [0, 1], got {gamma}.")
-    from fairacq.features._actions import SET_ELEMENTS
-
-    if set_elements not in SET_ELEMENTS:
-        raise fail(f"--set-elements must be 'columns' or 'hot', got {set_elements!r}.")
-    for flag, value, least in (
-        ("--max-rows", max_rows, 1),
-        ("--pretrain-iter", pretrain_iter, 0),
-        ("--train-iter", train_iter, 0),
-    ):
-        if value is not None and value < least:
-            raise fail(f"{flag} must be an int >= {least}, got {value}.")
+    _check_train_options(preset, gamma, set_elements, max_rows, pretrain_iter, train_iter)
     from fairacq._io import check_output_dir
     from fairacq.cli._acquire import resolve_metric
     from fairacq.data import load_dataset
@@ -135,31 +121,65 @@ def train_cmd(
                 **params,
             )
         run.agent.save(out)
-    summary = {
+    settings = {
         "dataset": dataset,
         "sensitive": sensitive,
         "gamma": gamma,
         "reward": reward,
         "set_elements": set_elements,
         "preset": preset,
-        "n_train": run.n_train,
-        "n_test": run.n_test,
-        "test_auc": run.test_auc,
-        "test_disparity": run.test_disparity,
-        "test_share_of_columns_revealed": run.share_revealed,
-        **run.fairness,
-        "out": str(out),
     }
+    _print_training(settings, run, out, as_json=as_json)
+
+
+def _check_train_options(
+    preset: str,
+    gamma: float,
+    set_elements: str,
+    max_rows: int | None,
+    pretrain_iter: int | None,
+    train_iter: int | None,
+) -> None:
+    """Exit with code 2 on an option of ``train`` out of range."""
+    if preset not in _PRESETS:
+        raise fail(f"--preset must be 'quick' or 'full', got {preset!r}.")
+    if not 0.0 <= gamma <= 1.0:
+        raise fail(f"--gamma must be in [0, 1], got {gamma}.")
+    from fairacq.features._actions import SET_ELEMENTS
+
+    if set_elements not in SET_ELEMENTS:
+        raise fail(f"--set-elements must be 'columns' or 'hot', got {set_elements!r}.")
+    for flag, value, least in (
+        ("--max-rows", max_rows, 1),
+        ("--pretrain-iter", pretrain_iter, 0),
+        ("--train-iter", train_iter, 0),
+    ):
+        if value is not None and value < least:
+            raise fail(f"{flag} must be an int >= {least}, got {value}.")
+
+
+def _print_training(settings: dict[str, Any], run: Any, out: Path, *, as_json: bool) -> None:
+    """Print the test AUC, disparity and fairness metrics of a trained agent."""
     if as_json:
+        summary = {
+            **settings,
+            "n_train": run.n_train,
+            "n_test": run.n_test,
+            "test_auc": run.test_auc,
+            "test_disparity": run.test_disparity,
+            "test_share_of_columns_revealed": run.share_revealed,
+            **run.fairness,
+            "out": str(out),
+        }
         typer.echo(json.dumps(summary, indent=2))
-    else:
-        console.print(
-            f"DADI gamma {gamma} ({reward}): test AUC {run.test_auc:.3f}, disparity "
-            f"{run.test_disparity:.3f}, {100 * run.share_revealed:.0f}% of columns revealed; "
-            f"saved {out}"
-        )
-        for key, score in run.fairness.items():
-            console.print(f"  {key.removeprefix('test_')}: {score:.4f}")
+        return
+    console.print(
+        f"DADI gamma {settings['gamma']} ({settings['reward']}): test AUC {run.test_auc:.3f}, "
+        f"disparity {run.test_disparity:.3f}, {100 * run.share_revealed:.0f}% of columns "
+        f"revealed; saved {out}"
+    )
+    for key, score in run.fairness.items():
+        console.print(f"  {key.removeprefix('test_')}: {score:.4f}")
 
 
 @features_app.command("acquire")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -143,19 +143,7 @@ def learn_cmd(
     Without --fair it learns Sensitive-A3SL (no constraint, the sensitive attribute allowed).
     With --refine-seconds the agent's own best rules go to agent_rules.psl beside rules.psl.
     """
-    if dataset not in _DATASETS:
-        from fairacq._validation import did_you_mean
-
-        with user_errors():
-            raise did_you_mean("dataset", dataset, _DATASETS, "fairacq relational learn --help")
-    if episodes < 1:
-        raise fail(f"--episodes must be >= 1, got {episodes}.")
-    if refine_seconds is not None and refine_seconds <= 0:
-        raise fail(f"--refine-seconds must be > 0, got {refine_seconds}.")
-    specs, options = _parse_fair(fair)
-    if options:
-        raise fail("--fair of `learn` takes constraints only; the dataset defines the groups.")
-    alpha = _parse_prior(prior)
+    specs, alpha = _learn_options(dataset, episodes, refine_seconds, fair, prior)
     variant = "fair1" if specs else "sensitive"
     from fairacq._io import check_output_dir
     from fairacq.relational import (
@@ -163,7 +151,6 @@ def learn_cmd(
         a3sl_options,
         evaluate_atoms,
         load_named_relational,
-        rule_weights,
         write_a3sl,
     )
 
@@ -182,21 +169,15 @@ def learn_cmd(
             **a3sl_options(dataset, bool(specs)),
         ).fit(train)
         metrics = evaluate_atoms(test, learner.predict(test, fair=bool(specs)))
-        refined = learner.refine_history_
-        payload = {
+        settings = {
             "dataset": dataset,
             "fold": fold,
             "variant": variant,
             "fairness": specs,
             "alpha_odds": alpha,
             "episodes": episodes,
-            "best_reward": learner.best_reward_,
-            "agent_reward": learner.agent_reward_,
-            "refine_seconds": refine_seconds,
-            "refine_moves": [] if refined is None else refined["move"].tolist(),
-            "weights": rule_weights(learner.best_rules_),
-            "test_metrics": metrics,
         }
+        payload = _learned_payload(settings, learner, refine_seconds, metrics)
         write_a3sl(learner, out, payload)
     if as_json:
         typer.echo(json.dumps(payload, indent=2, default=str))
@@ -207,6 +188,46 @@ def learn_cmd(
             f"{metrics.get('rd', float('nan')):.4f} -> {out}",
             soft_wrap=True,
         )
+
+
+def _learn_options(
+    dataset: str, episodes: int, refine_seconds: float | None, fair: str | None, prior: str | None
+) -> tuple[list[str], float]:
+    """Check the options of ``learn``; return the fairness constraints and the prior."""
+    if dataset not in _DATASETS:
+        from fairacq._validation import did_you_mean
+
+        with user_errors():
+            raise did_you_mean("dataset", dataset, _DATASETS, "fairacq relational learn --help")
+    if episodes < 1:
+        raise fail(f"--episodes must be >= 1, got {episodes}.")
+    if refine_seconds is not None and refine_seconds <= 0:
+        raise fail(f"--refine-seconds must be > 0, got {refine_seconds}.")
+    specs, options = _parse_fair(fair)
+    if options:
+        raise fail("--fair of `learn` takes constraints only; the dataset defines the groups.")
+    return specs, _parse_prior(prior)
+
+
+def _learned_payload(
+    settings: dict[str, Any],
+    learner: Any,
+    refine_seconds: float | None,
+    metrics: dict[str, float],
+) -> dict[str, Any]:
+    """Return what ``learn`` writes and prints as JSON: settings, rewards, weights, metrics."""
+    from fairacq.relational import rule_weights
+
+    refined = learner.refine_history_
+    return {
+        **settings,
+        "best_reward": learner.best_reward_,
+        "agent_reward": learner.agent_reward_,
+        "refine_seconds": refine_seconds,
+        "refine_moves": [] if refined is None else refined["move"].tolist(),
+        "weights": rule_weights(learner.best_rules_),
+        "test_metrics": metrics,
+    }
 
 
 def _parse_prior(prior: str | None) -> float:

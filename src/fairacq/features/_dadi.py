@@ -982,6 +982,19 @@ def _history_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
 _PRETRAIN_KEYS = ("phase", "iteration", "train_loss", "val_auc")
 
 
+@dataclass(frozen=True)
+class _FitData:
+    """The training tensors of one fit, and the validation set's labels and groups."""
+
+    X_t: torch.Tensor
+    y_t: torch.Tensor
+    s_t: torch.Tensor
+    X_v: torch.Tensor
+    y_va: NDArray[Any]
+    s_va: NDArray[Any]
+    col_action: torch.Tensor
+
+
 class _DADILoop(RunLoop):
     """One :meth:`DADI.fit` as a :class:`~fairacq._loop.RunLoop`.
 
@@ -1006,26 +1019,53 @@ class _DADILoop(RunLoop):
         self.pre_history: list[dict[str, Any]] = []
 
     def start(self, root: np.random.SeedSequence) -> list[dict[str, Any]]:
-        m, dataset, validation = self.model, self.dataset, self.validation
-        where = "DADI.fit"
+        m = self.model
         seeds = child_seeds(root, 5)
-        if validation is None:
-            n = len(dataset)
-            n_val = max(1, round(m.validation_fraction * n))
-            if n - n_val < 2:
-                raise InvalidDataError(
-                    f"{where}: {n} rows are too few to hold out a validation set. Pass more "
-                    "rows or a validation dataset."
-                )
-            perm = np.random.default_rng(seeds[0]).permutation(n)
-            train, validation = dataset.subset(perm[n_val:]), dataset.subset(perm[:n_val])
+        data = self._prepare(*self._split(seeds[0]))
+        init_gen = torch.Generator().manual_seed(_int_seed(seeds[1]))
+        agent, adversary = m._networks(m.actions_, m.n_groups_, init_gen)
+        self.params = m._json_params()
+        self.pretrain_cost = 2 * int(m.n_pretrain_iter)
+        joint_gen = torch.Generator().manual_seed(_int_seed(seeds[4]))
+        if self.resuming:
+            pre_history = []  # the checkpoint holds the pre-trained networks; rows replayed
+        elif self.pretrained is not None:
+            m._check_pretrained(self.pretrained, self.fingerprint, self.params)
+            agent.load_state_dict(self.pretrained.agent_.state_dict())
+            adversary.load_state_dict(self.pretrained.adversary_.state_dict())
+            pre_history = [dict(row) for row in self.pretrained.pretrain_history_]
         else:
-            train = dataset
+            pre_history = self._pretrain(agent, adversary, data, seeds[2:4])
+        self.trainer = JointTrainer(
+            agent, adversary, data.X_t, data.y_t, data.s_t, data.col_action, m.group_weights_,
+            self._joint_config(), joint_gen,
+        )  # fmt: skip
+        self.pre_history = pre_history
+        return [{"cost": self._pretrain_cost(row), **row} for row in pre_history]
+
+    def _split(self, seed: np.random.SeedSequence) -> tuple[Any, Any]:
+        """Return the training and validation sets (a random hold-out if none was given)."""
+        dataset, validation = self.dataset, self.validation
+        if validation is not None:
             if list(validation.feature_names) != list(dataset.feature_names):
                 raise InvalidDataError(
-                    f"{where}: the validation set's columns differ from the training set's. "
+                    "DADI.fit: the validation set's columns differ from the training set's. "
                     "Split both from one dataset."
                 )
+            return dataset, validation
+        n = len(dataset)
+        n_val = max(1, round(self.model.validation_fraction * n))
+        if n - n_val < 2:
+            raise InvalidDataError(
+                f"DADI.fit: {n} rows are too few to hold out a validation set. Pass more "
+                "rows or a validation dataset."
+            )
+        perm = np.random.default_rng(seed).permutation(n)
+        return dataset.subset(perm[n_val:]), dataset.subset(perm[:n_val])
+
+    def _prepare(self, train: Any, validation: Any) -> _FitData:
+        """Check the sets; fit the model's columns, groups, scaling and the data fingerprint."""
+        m, dataset, where = self.model, self.dataset, "DADI.fit"
         X_tr = train.X.to_numpy(dtype=np.float64)
         X_va = validation.X.to_numpy(dtype=np.float64)
         check_no_nan(where, "validation X", X_va)
@@ -1037,26 +1077,66 @@ class _DADILoop(RunLoop):
                     f"{where}: the validation rows hold a single {name} value, so no AUC can be "
                     "measured. Use a larger or stratified validation set."
                 )
-        n_groups = int(dataset.n_groups)
         actions = ActionSpace.from_dataset(dataset)
-
         m.columns_ = list(actions.columns)
         m.actions_ = actions
         m.feature_groups_ = {
             n: list(actions.action_columns(i)) for i, n in enumerate(actions.names)
         }
         m.group_names_ = tuple(dataset.group_names)
-        m.n_groups_ = n_groups
+        m.n_groups_ = int(dataset.n_groups)
         m.scale_mean_, m.scale_std_ = _scaling(X_tr)
-        m.group_weights_ = group_weights(s_tr, n_groups)
+        m.group_weights_ = group_weights(s_tr, m.n_groups_)
+        self.fingerprint = _fingerprint(m.columns_, X_tr, y_tr, s_tr, X_va, y_va, s_va)
+        return _FitData(
+            X_t=m._scaled_tensor(X_tr),
+            y_t=torch.tensor(y_tr),
+            s_t=torch.tensor(s_tr),
+            X_v=m._scaled_tensor(X_va),
+            y_va=y_va,
+            s_va=s_va,
+            col_action=torch.tensor(actions.column_action),
+        )
 
-        X_t = m._scaled_tensor(X_tr)
-        X_v = m._scaled_tensor(X_va)
-        col_action = torch.tensor(actions.column_action)
-        y_t, s_t = torch.tensor(y_tr), torch.tensor(s_tr)
-        init_gen = torch.Generator().manual_seed(_int_seed(seeds[1]))
-        agent, adversary = m._networks(actions, n_groups, init_gen)
-        config = JointConfig(
+    def _pretrain(
+        self,
+        agent: AgentNetwork,
+        adversary: AdversaryNetwork,
+        data: _FitData,
+        seeds: Sequence[np.random.SeedSequence],
+    ) -> list[dict[str, Any]]:
+        """Pre-train the classifier, then the adversary; return their evaluation rows."""
+        m = self.model
+        history: list[dict[str, Any]] = []
+        for (net, logits, loss, target, target_val, name), seed in zip(
+            (
+                (agent, agent.logit, agent.loss, data.y_t, data.y_va, "classifier"),
+                (adversary, adversary.forward, adversary.loss, data.s_t, data.s_va, "adversary"),
+            ),
+            seeds,
+            strict=True,
+        ):
+            result = pretrain(
+                net,
+                logits,
+                loss,
+                data.X_t,
+                target,
+                data.X_v,
+                torch.tensor(target_val),
+                data.col_action,
+                n_iter=m.n_pretrain_iter,
+                batch_size=m.batch_size,
+                learning_rate=float(m.learning_rate),
+                generator=torch.Generator().manual_seed(_int_seed(seed)),
+                name=name,
+            )
+            history += result.history
+        return history
+
+    def _joint_config(self) -> JointConfig:
+        m = self.model
+        return JointConfig(
             gamma=float(m.gamma),
             reward=str(m.reward),
             n_parallel=m.n_parallel,
@@ -1067,56 +1147,6 @@ class _DADILoop(RunLoop):
             epsilon_decay_iter=m.epsilon_decay_iter,
             learning_rate=float(m.learning_rate),
         )
-        self.fingerprint = _fingerprint(m.columns_, X_tr, y_tr, s_tr, X_va, y_va, s_va)
-        self.params = m._json_params()
-        self.pretrain_cost = 2 * int(m.n_pretrain_iter)
-        joint_gen = torch.Generator().manual_seed(_int_seed(seeds[4]))
-        pre_history: list[dict[str, Any]] = []
-        if self.resuming:
-            pass  # the checkpoint holds the pre-trained networks; its rows are replayed
-        elif self.pretrained is not None:
-            m._check_pretrained(self.pretrained, self.fingerprint, self.params)
-            agent.load_state_dict(self.pretrained.agent_.state_dict())
-            adversary.load_state_dict(self.pretrained.adversary_.state_dict())
-            pre_history = [dict(row) for row in self.pretrained.pretrain_history_]
-        else:
-            lr = float(m.learning_rate)
-            res_c = pretrain(
-                agent,
-                agent.logit,
-                agent.loss,
-                X_t,
-                y_t,
-                X_v,
-                torch.tensor(y_va),
-                col_action,
-                n_iter=m.n_pretrain_iter,
-                batch_size=m.batch_size,
-                learning_rate=lr,
-                generator=torch.Generator().manual_seed(_int_seed(seeds[2])),
-                name="classifier",
-            )
-            res_a = pretrain(
-                adversary,
-                adversary.forward,
-                adversary.loss,
-                X_t,
-                s_t,
-                X_v,
-                torch.tensor(s_va),
-                col_action,
-                n_iter=m.n_pretrain_iter,
-                batch_size=m.batch_size,
-                learning_rate=lr,
-                generator=torch.Generator().manual_seed(_int_seed(seeds[3])),
-                name="adversary",
-            )
-            pre_history = res_c.history + res_a.history
-        self.trainer = JointTrainer(
-            agent, adversary, X_t, y_t, s_t, col_action, m.group_weights_, config, joint_gen
-        )  # fmt: skip
-        self.pre_history = pre_history
-        return [{"cost": self._pretrain_cost(row), **row} for row in pre_history]
 
     def _pretrain_cost(self, row: Mapping[str, Any]) -> float:
         """Training iterations done at a pre-training row (the classifier's come first)."""

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import copy
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +77,29 @@ class JointConfig:
             return self.epsilon_end
         frac = min(1.0, iteration / self.epsilon_decay_iter)
         return self.epsilon_start + frac * (self.epsilon_end - self.epsilon_start)
+
+
+@dataclass
+class _Segment:
+    """What ``n_step`` steps of every agent leave for the update, and the episodes ended."""
+
+    idx: torch.Tensor  # (n_step, n_parallel): each agent's individual at each step
+    reward: torch.Tensor  # (n_step, n_parallel): terminal rewards, 0 elsewhere
+    done: torch.Tensor  # (n_step, n_parallel): whether the agent chose STOP
+    logit: list[torch.Tensor] = field(default_factory=list)
+    q_sa: list[torch.Tensor] = field(default_factory=list)
+    adversary_logits: list[torch.Tensor] = field(default_factory=list)
+    episode_rewards: list[float] = field(default_factory=list)
+    episode_lengths: list[int] = field(default_factory=list)
+    episode_acquired: list[int] = field(default_factory=list)
+
+    @classmethod
+    def empty(cls, n_step: int, n_par: int) -> _Segment:
+        return cls(
+            idx=torch.empty(n_step, n_par, dtype=torch.long),
+            reward=torch.zeros(n_step, n_par),
+            done=torch.zeros(n_step, n_par, dtype=torch.bool),
+        )
 
 
 class JointTrainer:
@@ -145,80 +168,73 @@ class JointTrainer:
         stop = torch.ones(acquired.shape[0], 1, dtype=torch.bool)
         return torch.cat([~acquired, stop], dim=1)
 
-    def _collect(self, epsilon: float) -> dict[str, Any]:
+    def _collect(self, epsilon: float) -> _Segment:
         """Step every agent ``n_step`` times; return the segment's tensors and episode stats.
 
         The networks do not change while the agents act, so the forward passes that choose
         the actions (kept with their autograd graphs) also serve the update that follows.
         """
         cfg = self.config
-        n_par, n_step = cfg.n_parallel, cfg.n_step
-        seg_idx = torch.empty(n_step, n_par, dtype=torch.long)
-        seg_logit: list[torch.Tensor] = []
-        seg_q: list[torch.Tensor] = []
-        seg_adv: list[torch.Tensor] = []
-        seg_rew = torch.zeros(n_step, n_par)
-        seg_done = torch.zeros(n_step, n_par, dtype=torch.bool)
-        rewards: list[float] = []
-        lengths: list[int] = []
-        n_acquired: list[int] = []
-        stop_action = self.n_actions
+        seg = _Segment.empty(cfg.n_step, cfg.n_parallel)
         self.agent.train()
         self.adversary.train()
-        for k in range(n_step):
-            values = self.X[self.idx]
-            colmask = self.acquired[:, self.column_action]
-            valid = self._valid(self.acquired)
-            logit, q = self.agent(values, colmask)
-            adv_logits = self.adversary(values, colmask)
-            greedy = q.detach().masked_fill(~valid, -torch.inf).argmax(dim=1)
-            explore = torch.rand(n_par, generator=self.generator) < epsilon
-            random_a = torch.multinomial(valid.float(), 1, generator=self.generator).squeeze(1)
-            action = torch.where(explore, random_a, greedy)
-            done = action == stop_action
-            seg_idx[k], seg_done[k] = self.idx, done
-            seg_logit.append(logit)
-            seg_q.append(q.gather(1, action.unsqueeze(1)).squeeze(1))
-            seg_adv.append(adv_logits)
+        for k in range(cfg.n_step):
+            logit, q, adv_logits, action = self._act(epsilon)
+            done = action == self.n_actions  # the STOP action
+            seg.idx[k], seg.done[k] = self.idx, done
+            seg.logit.append(logit)
+            seg.q_sa.append(q.gather(1, action.unsqueeze(1)).squeeze(1))
+            seg.adversary_logits.append(adv_logits)
             if bool(done.any()):
-                rows = self.idx[done]
-                proba_s = logits_to_group_proba(
-                    adv_logits.detach()[done], self.adversary.n_groups
-                ).numpy()
-                r = terminal_reward(
-                    torch.sigmoid(logit.detach()[done]).numpy(),
-                    self.y_np[rows.numpy()],
-                    proba_s,
-                    self.s_np[rows.numpy()],
-                    gamma=cfg.gamma,
-                    kind=cfg.reward,  # type: ignore[arg-type]
-                    weights=self.weights,
-                )
-                seg_rew[k, done] = torch.as_tensor(r, dtype=seg_rew.dtype)
-                rewards.extend(r.tolist())
-                lengths.extend((self.steps[done] + 1).tolist())
-                n_acquired.extend(self.acquired[done].sum(dim=1).tolist())
-            go = ~done
-            self.acquired[go.nonzero().squeeze(1), action[go]] = True
-            self.steps += 1
-            n_done = int(done.sum())
-            if n_done:
-                self.idx[done] = torch.randint(
-                    self.X.shape[0], (n_done,), generator=self.generator
-                )
-                self.acquired[done] = False
-                self.steps[done] = 0
-        return {
-            "idx": seg_idx,
-            "logit": torch.cat(seg_logit),
-            "q_sa": torch.cat(seg_q),
-            "adversary_logits": torch.cat(seg_adv),
-            "reward": seg_rew,
-            "done": seg_done,
-            "episode_rewards": rewards,
-            "episode_lengths": lengths,
-            "episode_acquired": n_acquired,
-        }
+                seg.reward[k, done] = self._end_episodes(done, logit, adv_logits, seg)
+            self._advance(action, done)
+        return seg
+
+    def _act(
+        self, epsilon: float
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Run the networks on the agents' states; return their outputs and chosen actions."""
+        values = self.X[self.idx]
+        colmask = self.acquired[:, self.column_action]
+        valid = self._valid(self.acquired)
+        logit, q = self.agent(values, colmask)
+        adv_logits = self.adversary(values, colmask)
+        greedy = q.detach().masked_fill(~valid, -torch.inf).argmax(dim=1)
+        explore = torch.rand(self.config.n_parallel, generator=self.generator) < epsilon
+        random_a = torch.multinomial(valid.float(), 1, generator=self.generator).squeeze(1)
+        return logit, q, adv_logits, torch.where(explore, random_a, greedy)
+
+    def _end_episodes(
+        self, done: torch.Tensor, logit: torch.Tensor, adv_logits: torch.Tensor, seg: _Segment
+    ) -> torch.Tensor:
+        """Return the terminal rewards of the agents that stopped; note their episodes."""
+        cfg = self.config
+        rows = self.idx[done].numpy()
+        proba_s = logits_to_group_proba(adv_logits.detach()[done], self.adversary.n_groups)
+        r = terminal_reward(
+            torch.sigmoid(logit.detach()[done]).numpy(),
+            self.y_np[rows],
+            proba_s.numpy(),
+            self.s_np[rows],
+            gamma=cfg.gamma,
+            kind=cfg.reward,  # type: ignore[arg-type]
+            weights=self.weights,
+        )
+        seg.episode_rewards.extend(r.tolist())
+        seg.episode_lengths.extend((self.steps[done] + 1).tolist())
+        seg.episode_acquired.extend(self.acquired[done].sum(dim=1).tolist())
+        return torch.as_tensor(r, dtype=seg.reward.dtype)
+
+    def _advance(self, action: torch.Tensor, done: torch.Tensor) -> None:
+        """Acquire the chosen groups; restart the agents that stopped on fresh individuals."""
+        go = ~done
+        self.acquired[go.nonzero().squeeze(1), action[go]] = True
+        self.steps += 1
+        n_done = int(done.sum())
+        if n_done:
+            self.idx[done] = torch.randint(self.X.shape[0], (n_done,), generator=self.generator)
+            self.acquired[done] = False
+            self.steps[done] = 0
 
     def _bootstrap(self) -> torch.Tensor:
         """Return the double-Q value of the agents' current states (0 is never needed here)."""
@@ -238,19 +254,20 @@ class JointTrainer:
         cfg = self.config
         epsilon = cfg.epsilon(self.iteration)
         seg = self._collect(epsilon)
-        returns = torch.empty_like(seg["reward"])
+        returns = torch.empty_like(seg.reward)
         running = self._bootstrap()
         for k in range(cfg.n_step - 1, -1, -1):
-            running = seg["reward"][k] + cfg.discount * (~seg["done"][k]).float() * running
+            running = seg.reward[k] + cfg.discount * (~seg.done[k]).float() * running
             returns[k] = running
-        idx = seg["idx"].reshape(-1)
-        q_loss = ((seg["q_sa"] - returns.reshape(-1)) ** 2).mean()  # plain squared loss
-        clf_loss = self.agent.loss(seg["logit"], self.y[idx]).mean()
+        idx = seg.idx.reshape(-1)
+        q_sa = torch.cat(seg.q_sa)
+        q_loss = ((q_sa - returns.reshape(-1)) ** 2).mean()  # plain squared loss
+        clf_loss = self.agent.loss(torch.cat(seg.logit), self.y[idx]).mean()
         self.opt_agent.zero_grad()
-        (q_loss + clf_loss).backward()
+        (q_loss + clf_loss).backward()  # type: ignore[no-untyped-call]
         self.opt_agent.step()
 
-        adv_loss = self.adversary.loss(seg["adversary_logits"], self.s[idx]).mean()
+        adv_loss = self.adversary.loss(torch.cat(seg.adversary_logits), self.s[idx]).mean()
         self.opt_adversary.zero_grad()
         adv_loss.backward()  # type: ignore[no-untyped-call]
         self.opt_adversary.step()
@@ -258,7 +275,7 @@ class JointTrainer:
         self.iteration += 1
         if self.iteration % cfg.target_update == 0:
             self.target.load_state_dict(self.agent.state_dict())
-        n_ep = len(seg["episode_rewards"])
+        n_ep = len(seg.episode_rewards)
         row: dict[str, Any] = {
             "phase": "joint",
             "iteration": self.iteration,
@@ -267,9 +284,9 @@ class JointTrainer:
             "train_loss": float(clf_loss.detach()),
             "adversary_loss": float(adv_loss.detach()),
             "episodes": n_ep,
-            "mean_reward": float(np.mean(seg["episode_rewards"])) if n_ep else float("nan"),
-            "mean_length": float(np.mean(seg["episode_lengths"])) if n_ep else float("nan"),
-            "mean_acquired": float(np.mean(seg["episode_acquired"])) if n_ep else float("nan"),
+            "mean_reward": float(np.mean(seg.episode_rewards)) if n_ep else float("nan"),
+            "mean_length": float(np.mean(seg.episode_lengths)) if n_ep else float("nan"),
+            "mean_acquired": float(np.mean(seg.episode_acquired)) if n_ep else float("nan"),
         }
         self.history.append(row)
         return row

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -78,11 +79,7 @@ def paired_regression_oracle(
     """
     design = np.hstack([X, np.ones((X.shape[0], 1))])
     coef = np.linalg.lstsq(design, cost0 - cost1, rcond=None)[0]
-    return LinearRule(
-        coef=np.asarray(coef[:-1], dtype=np.float64).reshape(1, -1),
-        intercept=np.asarray(coef[-1:], dtype=np.float64),
-        outputs=np.array([0, 1], dtype=np.int64),
-    )
+    return _linear_rule(coef)
 
 
 def tree_oracle(
@@ -185,69 +182,20 @@ def play_split_game(
     SplitGameResult
     """
     rows = np.flatnonzero(weights > 0)
-    Xv, zv = X[rows], codes[rows]
-    wv = weights[rows] / weights[rows].sum()
     n_groups = prior.shape[0]
-    # a[j, k] = 1[z_j = k] - r_k; the 4K linearised constraints are, for child c (h or 1-h),
-    # sum_j wv_j c_j (s * a[j, k] - alpha) <= 0 with s = +1 or -1.
     sizes = (n_groups,) if group_sizes is None else tuple(int(k) for k in group_sizes)
-    a = membership_matrix(zv, sizes) - prior[None, :]
-    plus, minus = a - alpha, -a - alpha  # (m, K) each
-    obj = wv * objective[rows]
-
-    def costs(lam: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        l1, l2, l3, l4 = np.split(lam, 4)
-        cost1 = obj + wv * (plus @ l1 + minus @ l2)
-        cost0 = wv * (plus @ l3 + minus @ l4)
-        return cost0, cost1
-
-    def constraints(h: NDArray[np.float64]) -> NDArray[np.float64]:
-        one, zero = wv * h, wv * (1.0 - h)
-        return np.concatenate([one @ plus, one @ minus, zero @ plus, zero @ minus])
-
-    def lagrangian(lam: NDArray[np.float64], h: NDArray[np.float64]) -> float:
-        return float(obj @ h + lam @ constraints(h))
-
-    # The paired regression's design is the same every round: factor it once.
-    pinv = (
-        np.linalg.pinv(np.hstack([Xv, np.ones((Xv.shape[0], 1))]))
-        if oracle == "paired-regression"
-        else None
+    a = membership_matrix(codes[rows], sizes) - prior[None, :]
+    wv = weights[rows] / weights[rows].sum()
+    game = _SplitGame(rows, X[rows], wv, a - alpha, -a - alpha, wv * objective[rows], oracle)
+    rules, h_bar, lam_bar = game.play(max_iter, lambda_max, learning_rate)
+    violation = game.constraints(h_bar)
+    upper = float(game.obj @ h_bar) + lambda_max * float(
+        np.linalg.norm(np.maximum(violation, 0.0))
     )
-
-    def respond(lam: NDArray[np.float64]) -> LinearRule | TreeRule:
-        cost0, cost1 = costs(lam)
-        if pinv is None:
-            return tree_oracle(Xv, cost0, cost1, max_depth=1 if oracle == "stump" else 3)
-        coef = pinv @ (cost0 - cost1)
-        return LinearRule(
-            coef=np.asarray(coef[:-1], dtype=np.float64).reshape(1, -1),
-            intercept=np.asarray(coef[-1:], dtype=np.float64),
-            outputs=np.array([0, 1], dtype=np.int64),
-        )
-
-    lam = np.zeros(4 * n_groups)
-    lam_sum = np.zeros_like(lam)
-    rules: list[LinearRule | TreeRule] = []
-    h_sum = np.zeros(rows.shape[0])
-    for t in range(1, max_iter + 1):
-        rule = respond(lam)
-        h = rule.predict(Xv).astype(np.float64)
-        rules.append(rule)
-        h_sum += h
-        lam = np.maximum(lam + learning_rate / np.sqrt(t) * constraints(h), 0.0)
-        norm = float(np.linalg.norm(lam))
-        if norm > lambda_max:
-            lam *= lambda_max / norm
-        lam_sum += lam
-    h_bar = h_sum / len(rules)
-    lam_bar = lam_sum / len(rules)
-    violation = constraints(h_bar)
-    upper = float(obj @ h_bar) + lambda_max * float(np.linalg.norm(np.maximum(violation, 0.0)))
-    best = respond(lam_bar).predict(Xv).astype(np.float64)
-    lower = lagrangian(lam_bar, best)
+    best = game.respond(lam_bar).predict(game.Xv).astype(np.float64)
+    lower = game.lagrangian(lam_bar, best)
     p_one = np.zeros(X.shape[0])
-    p_one[rows] = h_bar
+    p_one[game.rows] = h_bar
     return SplitGameResult(
         rules=tuple(rules),
         p_one=p_one,
@@ -255,3 +203,83 @@ def play_split_game(
         duality_gap=max(upper - lower, 0.0),
         max_violation=float(violation.max()),
     )
+
+
+def _linear_rule(coef: NDArray[np.floating[Any]]) -> LinearRule:
+    """Return the binary rule ``[x, 1] @ coef > 0``."""
+    return LinearRule(
+        coef=np.asarray(coef[:-1], dtype=np.float64).reshape(1, -1),
+        intercept=np.asarray(coef[-1:], dtype=np.float64),
+        outputs=np.array([0, 1], dtype=np.int64),
+    )
+
+
+@dataclass
+class _SplitGame:
+    """The Lagrangian of Algorithm 3 at one leaf, on the rows of positive weight.
+
+    With ``a[j, k] = 1[z_j = k] - r_k``, ``plus = a - alpha`` and ``minus = -a - alpha``
+    (shape (m, K) each), the 4K linearised constraints are, for child c (h or 1 - h),
+    ``sum_j wv_j c_j (s * a[j, k] - alpha) <= 0`` with s = +1 or -1.
+    """
+
+    rows: NDArray[np.intp]
+    Xv: NDArray[np.float64]
+    wv: NDArray[np.float64]
+    plus: NDArray[np.float64]
+    minus: NDArray[np.float64]
+    obj: NDArray[np.float64]
+    oracle: str
+
+    def __post_init__(self) -> None:
+        # The paired regression's design is the same every round: factor it once.
+        self.pinv = (
+            np.linalg.pinv(np.hstack([self.Xv, np.ones((self.Xv.shape[0], 1))]))
+            if self.oracle == "paired-regression"
+            else None
+        )
+
+    def costs(self, lam: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Return each row's cost of answering 0 and 1 under multipliers ``lam``."""
+        l1, l2, l3, l4 = np.split(lam, 4)
+        cost1 = self.obj + self.wv * (self.plus @ l1 + self.minus @ l2)
+        cost0 = self.wv * (self.plus @ l3 + self.minus @ l4)
+        return cost0, cost1
+
+    def constraints(self, h: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Return the 4K linearised constraint values of the split ``h``."""
+        one, zero = self.wv * h, self.wv * (1.0 - h)
+        plus, minus = self.plus, self.minus
+        return np.concatenate([one @ plus, one @ minus, zero @ plus, zero @ minus])
+
+    def lagrangian(self, lam: NDArray[np.float64], h: NDArray[np.float64]) -> float:
+        """Return ``L(lam, h)``."""
+        return float(self.obj @ h + lam @ self.constraints(h))
+
+    def respond(self, lam: NDArray[np.float64]) -> LinearRule | TreeRule:
+        """Return the Learner's best response to ``lam`` (the cost-sensitive oracle)."""
+        cost0, cost1 = self.costs(lam)
+        if self.pinv is None:
+            depth = 1 if self.oracle == "stump" else 3
+            return tree_oracle(self.Xv, cost0, cost1, max_depth=depth)
+        return _linear_rule(self.pinv @ (cost0 - cost1))
+
+    def play(
+        self, max_iter: int, lambda_max: float, learning_rate: float
+    ) -> tuple[list[LinearRule | TreeRule], NDArray[np.float64], NDArray[np.float64]]:
+        """Play the rounds; return the Learner's rules and both players' averages."""
+        lam = np.zeros(4 * self.plus.shape[1])
+        lam_sum = np.zeros_like(lam)
+        rules: list[LinearRule | TreeRule] = []
+        h_sum = np.zeros(self.rows.shape[0])
+        for t in range(1, max_iter + 1):
+            rule = self.respond(lam)
+            h = rule.predict(self.Xv).astype(np.float64)
+            rules.append(rule)
+            h_sum += h
+            lam = np.maximum(lam + learning_rate / np.sqrt(t) * self.constraints(h), 0.0)
+            norm = float(np.linalg.norm(lam))
+            if norm > lambda_max:
+                lam *= lambda_max / norm
+            lam_sum += lam
+        return rules, h_sum / len(rules), lam_sum / len(rules)

@@ -383,6 +383,59 @@ def _target(target: ArrayLike | None, n_groups: int, where: str) -> NDArray[np.f
     return tgt
 
 
+def _cell_codes(sample: _Sample) -> tuple[NDArray[np.int64], int]:
+    """Return the code a label proxy predicts for each row, and the number of codes.
+
+    With intersecting classes the code is the cell of the classes' product (mixed radix).
+    """
+    if sample.classes is None:
+        return sample.codes, len(sample.groups)
+    codes = np.ravel_multi_index(tuple(sample.codes.T), sample.sizes).astype(np.int64)
+    return codes, int(np.prod(sample.sizes))
+
+
+def _naive_rho(
+    r_hat: NDArray[np.float64], tgt: NDArray[np.float64], sample: _Sample
+) -> NDArray[np.float64]:
+    """Admit the same share (or the target share) per predicted group.
+
+    For intersecting classes the cell's share is the product of its classes' shares.
+    """
+    seen = r_hat > 0
+    cell_target = tgt if sample.classes is None else _cell_target(tgt, sample.sizes)
+    q = np.where(seen, cell_target, 0.0)
+    if q.sum() <= 0:
+        q = seen.astype(np.float64)
+    rho = np.zeros(r_hat.shape[0])
+    rho[seen] = q[seen] / r_hat[seen]
+    out: NDArray[np.float64] = rho / rho.max()
+    return out
+
+
+def adopt_fitted(proxy: Any, fitted: FittedProxy, sample: _Sample, **trace_row: Any) -> None:
+    """Set a proxy strategy's fitted attributes from ``fitted`` and record its fit's trace.
+
+    ``trace_row`` adds columns to the trace after ``alpha``, ``beta`` and ``n_values``.
+    """
+    proxy.fitted_ = fitted
+    proxy.A_ = fitted.A
+    proxy.proxy_marginal_ = fitted.proxy_marginal
+    proxy.rho_ = fitted.rho
+    proxy.groups_ = sample.groups
+    proxy.feature_names_in_ = sample.feature_names
+    proxy.alpha_ = fitted.alpha
+    proxy.beta_ = fitted.beta
+    proxy.trace_ = fit_trace(
+        proxy,
+        fitted.method,
+        n_rows=sample.X.shape[0],
+        alpha=proxy.alpha_,
+        beta=proxy.beta_,
+        n_values=len(fitted.proxy_marginal),
+        **trace_row,
+    )
+
+
 class _LabelProxy(Strategy):
     """Shared fitting code: predict the group, build A, choose rho."""
 
@@ -424,51 +477,24 @@ class _LabelProxy(Strategy):
         self._validate_params()
         where = type(self).__name__
         sample = _encode(where, X, s, groups)
-        arr, names, group_names = sample.X, sample.feature_names, sample.groups
         tgt = _sample_target(getattr(self, "target", None), sample, where)
-        if sample.classes is None:
-            codes = sample.codes
-            n_values = len(group_names)
-        else:
-            # Intersecting classes: predict the cell of the classes' product (mixed radix).
-            codes = np.ravel_multi_index(tuple(sample.codes.T), sample.sizes).astype(np.int64)
-            n_values = int(np.prod(sample.sizes))
-        rule = self._make_rule(arr, codes, n_values)
-        values = rule.predict(arr)
+        codes, n_values = _cell_codes(sample)
+        rule = self._make_rule(sample.X, codes, n_values)
+        values = rule.predict(sample.X)
         if sample.classes is None:
             A, r_hat = _full_matrix(values, codes, n_values, n_values)
         else:
             A, r_hat = _full_matrix_classes(values, sample.codes, n_values, sample.sizes)
         info: dict[str, Any] = {"params": _json_params(self.get_params(deep=False))}
         if self._uses_qp:
-            w = sampling_weights(
-                A,
-                r_hat,
-                target=tgt,
-                relaxed=bool(getattr(self, "relaxed", False)),
-                solver=str(getattr(self, "solver", "auto")),
-                on_unreachable="warn",
-                group_sizes=None if sample.classes is None else sample.sizes,
-            )
-            rho = w.rho
-            info["q"] = w.q.tolist()
-            info["hull_distance"] = w.hull_distance
+            rho = self._qp_rho(A, r_hat, tgt, sample, info)
         else:
-            # Naive: admit the same share (or the target share) per predicted group; for
-            # intersecting classes the cell's share is the product of its classes' shares.
-            seen = r_hat > 0
-            cell_target = tgt if sample.classes is None else _cell_target(tgt, sample.sizes)
-            q = np.where(seen, cell_target, 0.0)
-            if q.sum() <= 0:
-                q = seen.astype(np.float64)
-            rho = np.zeros(n_values)
-            rho[seen] = q[seen] / r_hat[seen]
-            rho = rho / rho.max()
-        self.fitted_ = FittedProxy(
+            rho = _naive_rho(r_hat, tgt, sample)
+        fitted = FittedProxy(
             method=self._method,
             rule=rule,
-            feature_names=names,
-            groups=group_names,
+            feature_names=sample.feature_names,
+            groups=sample.groups,
             A=A,
             proxy_marginal=r_hat,
             rho=rho,
@@ -476,18 +502,30 @@ class _LabelProxy(Strategy):
             info=info,
             classes=sample.classes,
         )
-        self.A_ = A
-        self.proxy_marginal_ = r_hat
-        self.rho_ = rho
-        self.groups_ = group_names
-        self.feature_names_in_ = names
-        self.alpha_ = self.fitted_.alpha
-        self.beta_ = self.fitted_.beta
-        self.trace_ = fit_trace(
-            self, self._method, n_rows=arr.shape[0], alpha=self.alpha_, beta=self.beta_,
-            n_values=n_values,
-        )  # fmt: skip
+        adopt_fitted(self, fitted, sample)
         return self
+
+    def _qp_rho(
+        self,
+        A: NDArray[np.float64],
+        r_hat: NDArray[np.float64],
+        tgt: NDArray[np.float64],
+        sample: _Sample,
+        info: dict[str, Any],
+    ) -> NDArray[np.float64]:
+        """Return rho from the QP of Algorithm 2; note its ``q`` and hull distance in ``info``."""
+        w = sampling_weights(
+            A,
+            r_hat,
+            target=tgt,
+            relaxed=bool(getattr(self, "relaxed", False)),
+            solver=str(getattr(self, "solver", "auto")),
+            on_unreachable="warn",
+            group_sizes=None if sample.classes is None else sample.sizes,
+        )
+        info["q"] = w.q.tolist()
+        info["hull_distance"] = w.hull_distance
+        return w.rho
 
     def _fitted(self) -> FittedProxy:
         if not hasattr(self, "fitted_"):

@@ -12,6 +12,7 @@ enough, when no split qualifies, or when leaves reach ``max_depth`` (20 in App. 
 from __future__ import annotations
 
 import warnings
+from dataclasses import fields
 from typing import Any, ClassVar
 
 import numpy as np
@@ -20,84 +21,19 @@ from numpy.typing import NDArray
 from fairacq._base import Strategy
 from fairacq._validation import HasMethods, Interval, Options
 from fairacq.exceptions import NotFittedError
-from fairacq.filtering._lagrangian import play_split_game
-from fairacq.filtering._membership import group_mass, membership_sum
 from fairacq.filtering._proxies import (
     FittedProxy,
     _encode,
     _feature_matrix,
     _json_params,
-    _matrix_alpha,
-    _matrix_beta,
     _sample_target,
-    fit_trace,
+    adopt_fitted,
 )
-from fairacq.filtering._rules import LinearRule, RandomizedTreeRule, TreeRule
+from fairacq.filtering._rules import RandomizedTreeRule
+from fairacq.filtering._tree_builder import GrowthSettings, TreeBuilder
 from fairacq.filtering._weights import UnreachableTargetWarning, sampling_weights
 
 __all__ = ["AlphaBetaProxy"]
-
-
-def _f_gamma(gamma: float, dist_v: float, n_classes: int = 1) -> float:
-    """Return f(gamma) of Lemma 3 for ``dist_v = ||R(V) - U'||``.
-
-    The constant 2 of Lemma 3 is the squared diameter of the simplex; with ``G``
-    intersecting classes (App. A.2) the rows live in a product of simplices of squared
-    diameter ``2 G``, which replaces it.
-    """
-    diam2 = 2.0 * n_classes
-    inner = max((gamma**2 - 2 * gamma) * dist_v**2 + diam2, 0.0)
-    body = max(diam2 - dist_v**2 + 2.0 * dist_v * (1 - gamma) * np.sqrt(inner), 0.0)
-    return float(np.sqrt(2 * gamma - gamma**2) * np.sqrt(body))
-
-
-def _constant_rules(n_features: int) -> tuple[LinearRule, LinearRule]:
-    """Return the rules that always answer 0 and always answer 1."""
-    return tuple(  # type: ignore[return-value]
-        LinearRule(
-            coef=np.zeros((1, n_features)),
-            intercept=np.array([sign]),
-            outputs=np.array([0, 1], dtype=np.int64),
-        )
-        for sign in (-1.0, 1.0)
-    )
-
-
-def _largest_disclosive_shrink(
-    w: NDArray[np.float64],
-    p_one: NDArray[np.float64],
-    codes: NDArray[np.int64],
-    prior: NDArray[np.float64],
-    alpha: float,
-    sizes: tuple[int, ...],
-) -> float:
-    """Return the largest ``t`` in [0, 1] keeping both children alpha-disclosive.
-
-    With ``p = t p_one + (1 - t) / 2`` each child's row is a convex combination of the
-    parent's row (alpha-disclosive by induction) and the unshrunk child's row, so the
-    feasible ``t`` form an interval ``[0, t*]``; bisection finds ``t*``.
-    """
-
-    def ok(t: float) -> bool:
-        p = t * p_one + (1.0 - t) / 2.0
-        for child in (w * p, w * (1.0 - p)):
-            total = child.sum()
-            if total <= 0:
-                continue
-            row = group_mass(child, codes, sizes) / total
-            if np.abs(row - prior).max() > alpha + 1e-12:
-                return False
-        return True
-
-    if ok(1.0):
-        return 1.0
-    if not ok(0.0):
-        return 0.0
-    lo, hi = 0.0, 1.0
-    for _ in range(30):
-        mid = (lo + hi) / 2.0
-        lo, hi = (mid, hi) if ok(mid) else (lo, mid)
-    return lo
 
 
 class AlphaBetaProxy(Strategy):
@@ -195,27 +131,6 @@ class AlphaBetaProxy(Strategy):
         self.relaxed = relaxed
         self.target = target
 
-    def _hull(
-        self,
-        leaves: list[NDArray[np.float64]],
-        codes: NDArray[np.int64],
-        tgt: NDArray[np.float64],
-        sizes: tuple[int, ...],
-    ) -> tuple[NDArray[np.float64], NDArray[np.float64], float, NDArray[np.float64]]:
-        mass = np.array([w.sum() for w in leaves])
-        A = np.vstack([group_mass(w, codes, sizes) / w.sum() for w in leaves])
-        r_hat = mass / mass.sum()
-        w = sampling_weights(
-            A,
-            r_hat,
-            target=tgt,
-            relaxed=bool(self.relaxed),
-            solver="active-set",
-            on_unreachable="ignore",
-            group_sizes=None if len(sizes) == 1 else sizes,
-        )
-        return A, r_hat, w.hull_distance, w.q @ A
-
     def fit(self, X: Any, s: Any = None, *, groups: Any = None) -> AlphaBetaProxy:
         """Grow the proxy tree on a labelled sample (Algorithm 4).
 
@@ -251,112 +166,10 @@ class AlphaBetaProxy(Strategy):
         self._validate_params()
         where = type(self).__name__
         sample = _encode(where, X, s, groups)
-        arr, names, codes, group_names = (
-            sample.X,
-            sample.feature_names,
-            sample.codes,
-            sample.groups,
-        )
-        sizes, classes = sample.sizes, sample.classes
-        n = arr.shape[0]
         tgt = _sample_target(self.target, sample, where)
-        prior = group_mass(np.ones(n), codes, sizes) / n
-        # Tree under construction: node rules, children, and the leaf -> node map.
-        node_rules: list[tuple[LinearRule | TreeRule, ...]] = [()]
-        node_probs: list[NDArray[np.float64]] = [np.zeros(0)]
-        one, zero, depth = [-1], [-1], [0]
-        leaf_nodes = [0]
-        leaves = [np.ones(n)]
-        history: list[dict[str, Any]] = []
-        A, r_hat, dist, u_proj = self._hull(leaves, codes, tgt, sizes)
-        stop = "reached"
-        while dist >= self.tol:
-            best: tuple[float, int, Any] | None = None
-            splittable = [i for i, node in enumerate(leaf_nodes) if depth[node] < self.max_depth]
-            if not splittable:
-                stop = "max-depth"
-                break
-            for i in splittable:
-                w = leaves[i]
-                row = A[i]
-                q_term = dist * _f_gamma(
-                    float(self.gamma), float(np.linalg.norm(row - u_proj)), len(sizes)
-                )
-                shift = u_proj - tgt
-                # Q of Lemma 4, with the sign of the f(gamma) term that makes (2) equivalent
-                # to (1): <R(V1) - R(V), U - U'> >= f d  <=>  sum w h (shift[z] - Q) <= 0,
-                # scaled by `margin` (0: steer by direction only; see the paper notes).
-                q_val = -float(self.margin) * q_term + float(shift @ row)
-                game = play_split_game(
-                    arr,
-                    codes,
-                    w,
-                    -q_val + membership_sum(shift, codes, sizes),
-                    prior,
-                    float(self.alpha),
-                    oracle=str(self.oracle),
-                    max_iter=int(self.max_iter),
-                    lambda_max=float(self.lambda_max),
-                    group_sizes=sizes,
-                )
-                shrink = _largest_disclosive_shrink(
-                    w, game.p_one, codes, prior, float(self.alpha), sizes
-                )
-                if shrink <= 0.0:
-                    continue  # no alpha-disclosive version of this split
-                p_one = shrink * game.p_one + (1.0 - shrink) / 2.0
-                w1, w0 = w * p_one, w * (1.0 - p_one)
-                if w1.sum() <= 1e-9 * n or w0.sum() <= 1e-9 * n:
-                    continue
-                trial = [*leaves[:i], w0, w1, *leaves[i + 1 :]]
-                _, _, dist_t, _ = self._hull(trial, codes, tgt, sizes)
-                if dist_t > (1 - self.gamma) * dist:
-                    continue
-                if best is None or dist_t < best[0]:
-                    best = (dist_t, i, (game, shrink, p_one))
-            if best is None:
-                stop = "no-split"
-                break
-            _, i, (game, shrink, p_one) = best
-            node = leaf_nodes[i]
-            # The split is the game's uniform mixture shrunk towards a fair coin (the two
-            # constant rules), so that both children stay alpha-disclosive.
-            node_rules[node] = (*game.rules, *_constant_rules(arr.shape[1]))
-            n_rules = len(game.rules)
-            node_probs[node] = np.concatenate(
-                [np.full(n_rules, shrink / n_rules), np.full(2, (1.0 - shrink) / 2.0)]
-            )
-            for _child in range(2):
-                node_rules.append(())
-                node_probs.append(np.zeros(0))
-                one.append(-1)
-                zero.append(-1)
-                depth.append(depth[node] + 1)
-            zero[node], one[node] = len(node_rules) - 2, len(node_rules) - 1
-            w = leaves[i]
-            leaves[i : i + 1] = [w * (1.0 - p_one), w * p_one]
-            leaf_nodes[i : i + 1] = [zero[node], one[node]]
-            A, r_hat, dist, u_proj = self._hull(leaves, codes, tgt, sizes)
-            history.append(
-                {
-                    "split": len(history),
-                    "leaf": int(i),
-                    "hull_distance": dist,
-                    "iterations": game.iterations,
-                    "shrink": shrink,
-                    "duality_gap": game.duality_gap,
-                    "max_violation": game.max_violation,
-                }
-            )
-        leaf_index = np.full(len(node_rules), -1, dtype=np.int64)
-        leaf_index[np.asarray(leaf_nodes)] = np.arange(len(leaf_nodes))
-        rule = RandomizedTreeRule(
-            rules=tuple(node_rules),
-            probs=tuple(node_probs),
-            one=np.asarray(one, dtype=np.int64),
-            zero=np.asarray(zero, dtype=np.int64),
-            leaf_index=leaf_index,
-        )
+        builder = TreeBuilder(self._settings(), sample.X, sample.codes, sample.sizes, tgt)
+        stop = builder.grow()
+        A, r_hat, dist = builder.hull.A, builder.hull.r_hat, builder.hull.distance
         weights = sampling_weights(
             A,
             r_hat,
@@ -364,36 +177,29 @@ class AlphaBetaProxy(Strategy):
             relaxed=bool(self.relaxed),
             solver="active-set",
             on_unreachable="ignore",
-            group_sizes=None if classes is None else sizes,
+            group_sizes=None if sample.classes is None else sample.sizes,
         )
-        self.fitted_ = FittedProxy(
+        fitted = FittedProxy(
             method="alpha-beta-relaxed" if self.relaxed else "alpha-beta",
-            rule=rule,
-            feature_names=names,
-            groups=group_names,
+            rule=builder.rule(),
+            feature_names=sample.feature_names,
+            groups=sample.groups,
             A=A,
             proxy_marginal=r_hat,
             rho=weights.rho,
             target=tgt,
             info={"params": _json_params(self.get_params(deep=False)), "stop_reason": stop},
-            classes=classes,
+            classes=sample.classes,
         )
-        self.A_, self.proxy_marginal_, self.rho_ = A, r_hat, weights.rho
-        self.groups_, self.feature_names_in_ = group_names, names
-        self.alpha_ = _matrix_alpha(A, r_hat, classes)
-        self.beta_ = _matrix_beta(A, r_hat, weights.rho, tgt, classes)
         self.hull_distance_ = dist
         self.stop_reason_ = stop
-        self.history_ = history
-        self.trace_ = fit_trace(
+        self.history_ = builder.history
+        adopt_fitted(
             self,
-            self.fitted_.method,
-            n_rows=n,
-            alpha=self.alpha_,
-            beta=self.beta_,
-            n_values=len(r_hat),
+            fitted,
+            sample,
             hull_distance=float(dist),
-            n_splits=len(history),
+            n_splits=len(builder.history),
             stop_reason=stop,
         )
         if dist >= self.tol:
@@ -405,6 +211,10 @@ class AlphaBetaProxy(Strategy):
                 stacklevel=2,
             )
         return self
+
+    def _settings(self) -> GrowthSettings:
+        """Return the hyper-parameters that grow the tree, as given."""
+        return GrowthSettings(**{f.name: getattr(self, f.name) for f in fields(GrowthSettings)})
 
     def _fitted(self) -> FittedProxy:
         if not hasattr(self, "fitted_"):

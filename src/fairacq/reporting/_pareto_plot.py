@@ -10,7 +10,7 @@ full-feature classifier as a black square.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 import numpy as np
@@ -130,33 +130,67 @@ def plot_pareto_fronts(
     if ax is None:
         ax = new_figure().subplots()
     colours = matplotlib.colormaps["tab10"]
+    right = _right_edge(points, reference)
+    for i, (name, (auc, disp)) in enumerate(points.items()):
+        _draw_front(ax, name, auc, disp, colours(i % 10), right)
+    _draw_baselines(ax, extra or {}, reference, reference_label)
+    if target is not None:
+        _shade_target(ax, target, target_label, right)
+    ax.set_xlim(left=-0.02 * right, right=right)  # a point at disparity 0 stays visible
+    _tidy(
+        ax,
+        "demographic disparity |P(yhat=1|b=0) - P(yhat=1|b=1)|",
+        "AUC",
+        title,
+        legend_outside=True,
+    )
+    return ax
+
+
+def _right_edge(
+    points: Mapping[str, tuple[ArrayLike, ArrayLike]], reference: tuple[float, float] | None
+) -> float:
+    """Return the plot's largest disparity: 5 % beyond every point's (1 if all are 0)."""
     right = 0.0
     for _, d in points.values():
         if np.size(d):
             right = max(right, float(np.max(d)))
     if reference is not None:
         right = max(right, reference[1])
-    right = right * 1.05 if right > 0 else 1.0
-    for i, (name, (auc, disp)) in enumerate(points.items()):
-        a = np.asarray(auc, dtype=float)
-        d = np.asarray(disp, dtype=float)
-        if a.size == 0:
-            continue
-        colour = colours(i % 10)
-        ax.scatter(d, a, color=colour, alpha=0.35, s=18)
-        front = pareto_front(a, d)
-        fd, fa = d[front], a[front]
-        # staircase: best AUC within each disparity budget, flat to the right edge
-        ax.step(
-            np.append(fd, right),
-            np.append(fa, fa[-1]),
-            where="post",
-            color=colour,
-            linewidth=2,
-            label=f"{name} front",
-        )
-        ax.scatter(fd, fa, color=colour, s=30, zorder=3)
-    for j, (name, (a_val, d_val)) in enumerate((extra or {}).items()):
+    return right * 1.05 if right > 0 else 1.0
+
+
+def _draw_front(
+    ax: Axes, name: str, auc: ArrayLike, disp: ArrayLike, colour: Any, right: float
+) -> None:
+    """Draw one method's points faint and its Pareto front as a staircase."""
+    a = np.asarray(auc, dtype=float)
+    d = np.asarray(disp, dtype=float)
+    if a.size == 0:
+        return
+    ax.scatter(d, a, color=colour, alpha=0.35, s=18)
+    front = pareto_front(a, d)
+    fd, fa = d[front], a[front]
+    # staircase: best AUC within each disparity budget, flat to the right edge
+    ax.step(
+        np.append(fd, right),
+        np.append(fa, fa[-1]),
+        where="post",
+        color=colour,
+        linewidth=2,
+        label=f"{name} front",
+    )
+    ax.scatter(fd, fa, color=colour, s=30, zorder=3)
+
+
+def _draw_baselines(
+    ax: Axes,
+    extra: Mapping[str, tuple[float, float]],
+    reference: tuple[float, float] | None,
+    reference_label: str,
+) -> None:
+    """Draw the single baselines hollow and the full-feature classifier as a black square."""
+    for j, (name, (a_val, d_val)) in enumerate(extra.items()):
         ax.scatter(
             [d_val],
             [a_val],
@@ -177,25 +211,19 @@ def plot_pareto_fronts(
             zorder=5,
             label=reference_label,
         )
-    if target is not None:
-        low, high = ax.get_ylim()
-        high = max(high, target[0] + 0.01)
-        ax.fill_between(
-            [-0.02 * right, target[1]],
-            target[0],
-            high,
-            color="tab:green",
-            alpha=0.12,
-            linewidth=0,
-            label=target_label,
-        )
-        ax.set_ylim(low, high)
-    ax.set_xlim(left=-0.02 * right, right=right)  # a point at disparity 0 stays visible
-    _tidy(
-        ax,
-        "demographic disparity |P(yhat=1|b=0) - P(yhat=1|b=1)|",
-        "AUC",
-        title,
-        legend_outside=True,
+
+
+def _shade_target(ax: Axes, target: tuple[float, float], label: str, right: float) -> None:
+    """Shade the region of the plane that meets ``target`` (least AUC, largest disparity)."""
+    low, high = ax.get_ylim()
+    high = max(high, target[0] + 0.01)
+    ax.fill_between(
+        [-0.02 * right, target[1]],
+        target[0],
+        high,
+        color="tab:green",
+        alpha=0.12,
+        linewidth=0,
+        label=label,
     )
-    return ax
+    ax.set_ylim(low, high)

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fairacq._deps import require
-from fairacq._random import as_generator
 from fairacq._validation import (
     Interval,
     Options,
@@ -28,7 +27,7 @@ from fairacq._validation import (
     did_you_mean,
     validate_parameter_constraints,
 )
-from fairacq.valuation._hvp import cholesky_solve, conjugate_gradient, dense_hessian, lissa
+from fairacq.valuation._autograd import AutogradInfluence
 from fairacq.valuation._logistic import (
     logistic_influence,
     logistic_loss_gradient,
@@ -39,19 +38,12 @@ from fairacq.valuation._logistic import (
 from fairacq.valuation._surrogates import SURROGATE_METRICS, FairnessSurrogate, fairness_surrogate
 from fairacq.valuation._unwrap import DifferentiableModel, unwrap_model
 
-if TYPE_CHECKING:
-    import torch
-
 __all__ = ["SOLVERS", "InfluenceResult", "fairness_improvement", "fairness_influence"]
 
 #: Accepted values of ``solver``.
 SOLVERS: tuple[str, ...] = ("auto", "cg", "exact", "lissa")
 
 _WHERE = "fairness_influence"
-_CG_TOL = 1e-10
-_CG_MAX_ITER = 1000
-_LISSA_DEPTH = 10_000
-_LISSA_BATCH = 512
 
 
 @dataclass(frozen=True, eq=False)
@@ -209,6 +201,81 @@ default="demographic_parity"
     ((200,), 'exact', (1, 0))
     """
     start = time.perf_counter()
+    surrogate_args: dict[str, Any] = {
+        "metric": metric,
+        "protected": protected,
+        "privileged": privileged,
+    }
+    problem = _checked_problem(
+        model,
+        (X_train, y_train),
+        (X_val, y_val, s_val),
+        surrogate_args,
+        {"solver": solver, "damping": damping, "random_state": random_state},
+    )
+    fm = problem.fm
+    kind = solver if solver != "auto" else ("exact" if fm.kind == "logistic" else "cg")
+    if fm.kind == "logistic" and kind == "exact":
+        out = _logistic_influence(problem, float(damping), with_loss=with_loss)
+    else:
+        out = _torch_influence(problem, kind, float(damping), random_state, with_loss=with_loss)
+    return InfluenceResult(
+        values=out.values,
+        surrogate=out.surrogate.value,
+        damping=out.damping,
+        solver=kind,
+        elapsed_s=time.perf_counter() - start,
+        metric=metric,
+        pair=out.surrogate.pair,
+        branch=out.surrogate.branch,
+        iterations=out.iterations,
+        residual=out.residual,
+        loss_values=out.loss_values,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class _Problem:
+    """Validated inputs: the model, its training rows and the validation rows it sees."""
+
+    fm: DifferentiableModel
+    Z_tr: NDArray[np.float64]
+    y_tr: NDArray[np.int64]
+    Z_val: NDArray[np.float64]
+    y_val: ArrayLike
+    s_val: ArrayLike
+    surrogate_args: dict[str, Any]
+
+    def surrogate(self, p_val: NDArray[np.float64]) -> FairnessSurrogate:
+        """Return the fairness surrogate of validation scores ``p_val``."""
+        return fairness_surrogate(p_val, self.y_val, self.s_val, **self.surrogate_args)
+
+
+class _Influence(NamedTuple):
+    """What either path computes: influences, the surrogate and the solver's report."""
+
+    values: NDArray[np.float64]
+    loss_values: NDArray[np.float64] | None
+    surrogate: FairnessSurrogate
+    damping: float
+    iterations: int
+    residual: float
+
+
+def _checked_problem(
+    model: Any,
+    train: tuple[Any, ArrayLike],
+    val: tuple[Any, ArrayLike, ArrayLike],
+    surrogate_args: dict[str, Any],
+    params: dict[str, Any],
+) -> _Problem:
+    """Validate the arguments; return the model and the rows in its feature space.
+
+    ``train`` is ``(X_train, y_train)``, ``val`` is ``(X_val, y_val, s_val)`` and ``params``
+    holds ``solver``, ``damping`` and ``random_state``.
+    """
+    (X_train, y_train), (X_val, y_val, s_val) = train, val
+    metric = surrogate_args["metric"]
     if metric not in SURROGATE_METRICS:
         raise did_you_mean(
             "fairness surrogate metric", metric, SURROGATE_METRICS, "SURROGATE_METRICS"
@@ -219,7 +286,7 @@ default="demographic_parity"
             "damping": [Interval(float, 0, None, closed="left")],
             "random_state": ["random_state"],
         },
-        {"solver": solver, "damping": damping, "random_state": random_state},
+        params,
         _WHERE,
     )
     fm = unwrap_model(model, _WHERE)
@@ -232,167 +299,52 @@ default="demographic_parity"
     Z_val = fm.transform(X_val)
     check_no_nan(_WHERE, "X_train", Z_tr)
     check_no_nan(_WHERE, "X_val", Z_val)
-    kind = solver if solver != "auto" else ("exact" if fm.kind == "logistic" else "cg")
-    surrogate_args: dict[str, Any] = {
-        "metric": metric,
-        "protected": protected,
-        "privileged": privileged,
-    }
+    return _Problem(fm, Z_tr, y_tr, Z_val, y_val, s_val, surrogate_args)
 
-    if fm.kind == "logistic" and kind == "exact":
-        obj = logistic_objective(fm.classifier)
-        sur = fairness_surrogate(logistic_scores(obj, Z_val), y_val, s_val, **surrogate_args)
-        grad_f = logistic_surrogate_gradient(obj, Z_val, sur.weights)
-        values, used = logistic_influence(obj, Z_tr, y_tr, grad_f, damping=float(damping))
-        loss_values = None
-        if with_loss:
-            grad_loss = logistic_loss_gradient(obj, Z_val, np.asarray(y_val, dtype=np.float64))
-            loss_values = logistic_influence(obj, Z_tr, y_tr, grad_loss, damping=used)[0]
-        iterations, residual = 0, 0.0
-    else:
-        values, loss_values, sur, used, iterations, residual = _torch_influence(
-            fm,
-            Z_tr,
-            y_tr,
-            Z_val,
-            y_val,
-            s_val,
-            surrogate_args,
-            kind,
-            float(damping),
-            random_state,
-            with_loss=with_loss,
-        )
-    return InfluenceResult(
-        values=values,
-        surrogate=sur.value,
-        damping=used,
-        solver=kind,
-        elapsed_s=time.perf_counter() - start,
-        metric=metric,
-        pair=sur.pair,
-        branch=sur.branch,
-        iterations=iterations,
-        residual=residual,
-        loss_values=loss_values,
-    )
+
+def _logistic_influence(problem: _Problem, damping: float, *, with_loss: bool) -> _Influence:
+    """Use the closed form of logistic regression: its exact Hessian, one Cholesky solve."""
+    obj = logistic_objective(problem.fm.classifier)
+    Z_tr, y_tr, Z_val = problem.Z_tr, problem.y_tr, problem.Z_val
+    sur = problem.surrogate(logistic_scores(obj, Z_val))
+    grad_f = logistic_surrogate_gradient(obj, Z_val, sur.weights)
+    values, used = logistic_influence(obj, Z_tr, y_tr, grad_f, damping=damping)
+    loss_values = None
+    if with_loss:
+        y_val = np.asarray(problem.y_val, dtype=np.float64)
+        grad_loss = logistic_loss_gradient(obj, Z_val, y_val)
+        loss_values = logistic_influence(obj, Z_tr, y_tr, grad_loss, damping=used)[0]
+    return _Influence(values, loss_values, sur, used, 0, 0.0)
 
 
 def _torch_influence(
-    fm: DifferentiableModel,
-    Z_tr: NDArray[np.float64],
-    y_tr: NDArray[np.int64],
-    Z_val: NDArray[np.float64],
-    y_val: ArrayLike,
-    s_val: ArrayLike,
-    surrogate_args: dict[str, Any],
-    kind: str,
-    damping: float,
-    random_state: Any,
-    *,
-    with_loss: bool = False,
-) -> tuple[NDArray[np.float64], NDArray[np.float64] | None, FairnessSurrogate, float, int, float]:
+    problem: _Problem, kind: str, damping: float, random_state: Any, *, with_loss: bool = False
+) -> _Influence:
     """Autograd path: surrogate gradient, one inverse-HVP solve, one pass over all rows.
 
     With ``with_loss`` a second right-hand side (the validation log-loss's gradient) is
     solved the same way, with the damping the first solve settled on.
-
-    Reverse mode only (double backward for Hessian-vector products and for the per-row
-    directional derivatives): torch's forward mode imports TorchScript decompositions that
-    emit a DeprecationWarning in recent torch versions.
     """
     t = require("torch", purpose="influence functions with solver='cg', 'lissa' or 'exact'")
     from fairacq.valuation._torch_models import to_torch_model
 
-    tm = to_torch_model(fm)
-    theta = tm.theta0.detach().clone().requires_grad_(True)
-    Ztr = t.from_numpy(Z_tr)
-    ytr = t.from_numpy(y_tr.astype(np.float64))
-    Zv = t.from_numpy(Z_val)
-    n = Z_tr.shape[0]
-
+    tm = to_torch_model(problem.fm)
+    ag = AutogradInfluence(t, tm, problem.Z_tr, problem.y_tr, kind, random_state)
+    theta = ag.theta
+    Zv = t.from_numpy(problem.Z_val)
     with t.no_grad():
         p_val = tm.scores(theta, Zv).numpy().astype(np.float64)
-    sur = fairness_surrogate(p_val, y_val, s_val, **surrogate_args)
+    sur = problem.surrogate(p_val)
     w = t.from_numpy(sur.weights)
     (grad_f,) = t.autograd.grad((w * tm.scores(theta, Zv)).sum(), theta)
-
-    def gradient(rows: NDArray[np.int64] | None) -> torch.Tensor:
-        """Gradient of the training objective (on ``rows`` scaled to all rows), with graph."""
-        if rows is None:
-            total = tm.penalty(theta) + tm.losses(theta, Ztr, ytr).sum()
-        else:
-            idx = t.from_numpy(np.asarray(rows, dtype=np.int64))
-            batch = tm.losses(theta, Ztr[idx], ytr[idx]).sum()
-            total = tm.penalty(theta) + (n / len(rows)) * batch
-        g: torch.Tensor = t.autograd.grad(total, theta, create_graph=True)[0]
-        return g
-
-    grad_j = gradient(None)
-
-    def hvp(v: torch.Tensor) -> torch.Tensor:
-        out: torch.Tensor = t.autograd.grad(grad_j, theta, grad_outputs=v, retain_graph=True)[0]
-        return out.detach()
-
-    H: NDArray[np.float64] | None = None
-
-    def solve(rhs: torch.Tensor, damp: float) -> tuple[torch.Tensor, float, int, float]:
-        """``(H + damp I)^{-1} rhs`` by the chosen solver; damping raised only if needed."""
-        nonlocal H
-        if kind == "exact":
-
-            def hvp_batch(V: torch.Tensor) -> torch.Tensor:
-                out: torch.Tensor = t.autograd.grad(
-                    grad_j, theta, grad_outputs=V, retain_graph=True, is_grads_batched=True
-                )[0]
-                return out.detach()
-
-            if H is None:
-                H = dense_hessian(hvp_batch, tm.n_params)
-            s_np, used = cholesky_solve(H, rhs.detach().numpy(), damping=damp)
-            return t.from_numpy(s_np), used, 0, 0.0
-        if kind == "cg":
-            res = conjugate_gradient(hvp, rhs, damping=damp, tol=_CG_TOL, max_iter=_CG_MAX_ITER)
-        else:
-
-            def hvp_rows(v: torch.Tensor, rows: NDArray[np.int64] | None) -> torch.Tensor:
-                if rows is None:
-                    return hvp(v)
-                out: torch.Tensor = t.autograd.grad(gradient(rows), theta, grad_outputs=v)[0]
-                return out.detach()
-
-            res = lissa(
-                hvp_rows,
-                rhs,
-                n,
-                rng=as_generator(random_state),
-                damping=damp,
-                depth=_LISSA_DEPTH,
-                batch_size=_LISSA_BATCH,
-            )
-        return res.x, res.damping, res.iterations, res.residual
-
-    # grad loss_d . s for every row d at once (the double-backward trick): with u a dummy
-    # cotangent, J^T u is linear in u and its gradient with respect to u along s is J s.
-    losses = tm.losses(theta, Ztr, ytr)
-    u = t.zeros_like(losses, requires_grad=True)
-    (jtu,) = t.autograd.grad(losses, theta, grad_outputs=u, create_graph=True)
-
-    def row_values(s: torch.Tensor) -> NDArray[np.float64]:
-        (directional,) = t.autograd.grad(jtu, u, grad_outputs=s.detach(), retain_graph=True)
-        out: NDArray[np.float64] = -directional.detach().numpy().astype(np.float64)
-        return out
-
-    s, used, iterations, residual = solve(grad_f, damping)
-    values = row_values(s)
+    ag.linearise()
+    s, used, iterations, residual = ag.solve(grad_f, damping)
+    values = ag.row_values(s)
     loss_values = None
     if with_loss:
-        yv = t.from_numpy(np.asarray(y_val, dtype=np.float64))
-        p = tm.scores(theta, Zv).clamp(1e-12, 1.0 - 1e-12)
-        val_loss = -(yv * t.log(p) + (1.0 - yv) * t.log(1.0 - p)).mean()
-        (grad_loss,) = t.autograd.grad(val_loss, theta)
-        loss_values = row_values(solve(grad_loss, used)[0])
-    return values, loss_values, sur, float(used), int(iterations), float(residual)
+        grad_loss = ag.validation_loss_gradient(Zv, problem.y_val)
+        loss_values = ag.row_values(ag.solve(grad_loss, used)[0])
+    return _Influence(values, loss_values, sur, float(used), int(iterations), float(residual))
 
 
 def fairness_improvement(result: InfluenceResult) -> NDArray[np.float64]:

@@ -23,7 +23,11 @@ from fairacq.experiments._framework.registry import (
     list_experiments,
     register,
 )
-from fairacq.experiments._framework.result import ExperimentResult, rows_from_mapping
+from fairacq.experiments._framework.result import (
+    ExperimentResult,
+    mean_std_row,
+    rows_from_mapping,
+)
 from fairacq.experiments._framework.runner import merge_experiment, run_experiment
 from fairacq.experiments._framework.task_cache import CachingExecutor, TaskCacheWarning, task_key
 from fairacq.experiments._framework.trials import run_trials
@@ -44,6 +48,7 @@ __all__ = [
     "list_experiments",
     "lists_to_tuples",
     "make_executor",
+    "mean_std_row",
     "merge_experiment",
     "register",
     "rows_from_mapping",

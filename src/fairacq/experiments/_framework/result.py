@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
 from fairacq._io import write_json
 from fairacq._trace import Trace
 from fairacq.experiments._framework.verdict import Verdict
 from fairacq.reporting import format_markdown_table, save_figure, write_summary
 
-__all__ = ["ExperimentResult", "rows_from_mapping"]
+__all__ = ["ExperimentResult", "mean_std_row", "rows_from_mapping"]
 
 
 @dataclass
@@ -110,3 +112,21 @@ def _slug(text: str) -> str:
 def rows_from_mapping(values: Mapping[str, float], **keys: Any) -> list[dict[str, Any]]:
     """One tidy row per metric with the shared ``keys``."""
     return [{**keys, "metric": m, "value": v} for m, v in values.items()]
+
+
+def mean_std_row(
+    values: NDArray[np.float64] | Sequence[float], paper_value: float | None = None, **keys: Any
+) -> dict[str, Any]:
+    """One tidy row: the ``keys``, then the mean and standard deviation of ``values``.
+
+    Examples
+    --------
+    >>> mean_std_row([1.0, 3.0], method="lr", metric="acc")
+    {'method': 'lr', 'metric': 'acc', 'value': 2.0, 'std': 1.0, 'paper_value': None}
+    """
+    return {
+        **keys,
+        "value": float(np.mean(values)),
+        "std": float(np.std(values)),
+        "paper_value": paper_value,
+    }

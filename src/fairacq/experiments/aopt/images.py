@@ -17,8 +17,9 @@ a classifier trained on few digits confuses most, beside easy pairs such as (0, 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -32,7 +33,7 @@ from fairacq.exceptions import InvalidParameterError
 from fairacq.experiments._framework.config import ExperimentConfig
 from fairacq.experiments._framework.executor import Executor
 from fairacq.experiments._framework.registry import ExperimentSpec, register
-from fairacq.experiments._framework.result import ExperimentResult
+from fairacq.experiments._framework.result import ExperimentResult, mean_std_row
 from fairacq.reporting import new_figure, plot_traces
 from fairacq.sampling import DatasetOracle, make_sampler
 
@@ -43,7 +44,9 @@ __all__ = [
     "TrialSeeds",
     "by_method_of",
     "load_digit_pairs",
+    "plot_per_group",
     "run_digits",
+    "run_sampler_trials",
     "sampler_rows",
     "split_by_group",
     "trial_seeds",
@@ -216,6 +219,30 @@ def by_method_of(
     return out
 
 
+class _SamplerConfig(Protocol):
+    @property
+    def seed(self) -> int: ...
+    @property
+    def n_trials(self) -> int: ...
+    @property
+    def methods(self) -> tuple[str, ...]: ...
+
+
+_C = TypeVar("_C", bound=_SamplerConfig)
+
+
+def run_sampler_trials(
+    config: _C,
+    executor: Executor,
+    task: Callable[[_C, TrialSeeds, tuple[str, int]], Trace],
+) -> dict[str, list[Trace]]:
+    """Run ``task`` on every (method, trial) of ``config``; return the traces by method."""
+    seeds = trial_seeds(config.seed, config.n_trials)
+    tasks = [(m, t) for m in config.methods for t in range(config.n_trials)]
+    traces = executor.map(functools.partial(task, config, seeds), tasks)
+    return by_method_of(config.methods, config.n_trials, traces)
+
+
 def _worst_at(traces: list[Trace], cost: float) -> NDArray[np.float64]:
     """Worst-group test accuracy of each trial at the last round with ``cost <= cost``."""
     vals = []
@@ -232,39 +259,43 @@ def sampler_rows(
     rows: list[dict[str, Any]] = []
     for method, ts in by_method.items():
         for cost in checkpoints:
-            vals = _worst_at(ts, cost)
+            metric = f"test_worst_acc@{int(cost)}"
             rows.append(
-                {
-                    "dataset": dataset,
-                    "method": method,
-                    "metric": f"test_worst_acc@{int(cost)}",
-                    "value": float(vals.mean()),
-                    "std": float(vals.std()),
-                    "paper_value": None,
-                }
+                mean_std_row(_worst_at(ts, cost), dataset=dataset, method=method, metric=metric)
             )
         for col in [f"pi_{g}" for g in groups] + [f"test_acc_{g}" for g in groups]:
             vals = np.array([t.final(col) for t in ts], dtype=float)
-            rows.append(
-                {
-                    "dataset": dataset,
-                    "method": method,
-                    "metric": col,
-                    "value": float(vals.mean()),
-                    "std": float(vals.std()),
-                    "paper_value": None,
-                }
-            )
+            rows.append(mean_std_row(vals, dataset=dataset, method=method, metric=col))
     return rows
+
+
+def plot_per_group(
+    traces: list[Trace],
+    prefix: str,
+    groups: list[str],
+    ax: Any,
+    *,
+    ylabel: str,
+    title: str,
+    xlabel: str = "samples drawn",
+) -> None:
+    """Plot column ``prefix + group`` of ``traces`` for every group, one colour each."""
+    for i, g in enumerate(groups):
+        plot_traces(
+            {g: traces},
+            prefix + g,
+            ax=ax,
+            xlabel=xlabel,
+            ylabel=ylabel,
+            title=title,
+            first_colour=i,
+        )
 
 
 def run_digits(config: DigitsConfig, executor: Executor) -> ExperimentResult:
     """Run every sampler on every trial; report worst-group accuracy and Aopt's mixture."""
     _check_budget(config)
-    seeds = trial_seeds(config.seed, config.n_trials)
-    tasks = [(m, t) for m in config.methods for t in range(config.n_trials)]
-    traces = executor.map(functools.partial(_digits_task, config, seeds), tasks)
-    by_method = by_method_of(config.methods, config.n_trials, traces)
+    by_method = run_sampler_trials(config, executor, _digits_task)
     groups = [f"{a}v{b}" for a, b in config.pairs]
     result = ExperimentResult(
         experiment="aopt-digits",
@@ -279,16 +310,15 @@ def run_digits(config: DigitsConfig, executor: Executor) -> ExperimentResult:
         final_acc = np.array([[t.final(f"test_acc_{g}") for g in groups] for t in ts])
         spread = final_acc.max(axis=1) - final_acc.min(axis=1)
         result.rows.append(
-            {
-                "dataset": "digits-pairs",
-                "method": method,
-                "metric": "test_acc_spread",
-                "value": float(spread.mean()),
-                "std": float(spread.std()),
-                "paper_value": None,
-            }
+            mean_std_row(spread, dataset="digits-pairs", method=method, metric="test_acc_spread")
         )
+    result.figures["aopt-digits"] = _digits_figure(by_method, groups)
+    result.notes += _digits_notes(config, result, groups)
+    return result
 
+
+def _digits_figure(by_method: dict[str, list[Trace]], groups: list[str]) -> Any:
+    """Worst-pair accuracy of every method; Aopt's mixture; Aopt's and Uniform's pairs."""
     fig = new_figure(12.0, 8.0)
     axes = fig.subplots(2, 2)
     plot_traces(
@@ -299,38 +329,26 @@ def run_digits(config: DigitsConfig, executor: Executor) -> ExperimentResult:
         ylabel="worst-pair accuracy (test)",
         title="Minimum test accuracy over pairs (cf. Fig. 4a)",
     )
-    for row, method, title in (
-        (axes[0, 1], "aopt", "Aopt's mixture pi_t (cf. Fig. 3b)"),
-        (axes[1, 0], "aopt", "Aopt: accuracy per pair (cf. Fig. 5)"),
-        (axes[1, 1], "uniform", "Uniform: accuracy per pair (cf. Fig. 5)"),
+    for ax, method, prefix, title in (
+        (axes[0, 1], "aopt", "pi_", "Aopt's mixture pi_t (cf. Fig. 3b)"),
+        (axes[1, 0], "aopt", "test_acc_", "Aopt: accuracy per pair (cf. Fig. 5)"),
+        (axes[1, 1], "uniform", "test_acc_", "Uniform: accuracy per pair (cf. Fig. 5)"),
     ):
-        if method not in by_method:
-            continue
-        prefix = "pi_" if row is axes[0, 1] else "test_acc_"
-        for i, g in enumerate(groups):
-            plot_traces(
-                {g: by_method[method]},
-                prefix + g,
-                ax=row,
-                xlabel="samples drawn",
-                ylabel="pi_t(pair)" if prefix == "pi_" else "test accuracy",
-                title=title,
-                first_colour=i,
-            )
-    result.figures["aopt-digits"] = fig
+        if method in by_method:
+            ylabel = "pi_t(pair)" if prefix == "pi_" else "test accuracy"
+            plot_per_group(by_method[method], prefix, groups, ax, ylabel=ylabel, title=title)
+    return fig
 
-    final = {
-        m: result.value(method=m, metric=f"test_worst_acc@{config.budget}") for m in by_method
-    }
+
+def _digits_notes(config: DigitsConfig, result: ExperimentResult, groups: list[str]) -> list[str]:
+    """Return the substitution for Fashion MNIST and our numbers beside the paper's claims."""
+    methods = list(result.traces)
+    final = {m: result.value(method=m, metric=f"test_worst_acc@{config.budget}") for m in methods}
     early = {
         m: result.value(method=m, metric=f"test_worst_acc@{int(config.budget / 4)}")
-        for m in by_method
+        for m in methods
     }
-    hardest = None
-    if "uniform" in by_method:
-        uni = {g: result.value(method="uniform", metric=f"test_acc_{g}") for g in groups}
-        hardest = min(uni, key=uni.__getitem__)
-    result.notes.append(
+    notes = [
         "Substitution: the paper's image experiments use Fashion MNIST, UTKFace and CIFAR10 "
         "with a CNN on a GPU (§5; architecture, transforms and b0 in the lost Appendix E). "
         "We use scikit-learn's bundled 8x8 digits (offline, 1,797 images): five digit pairs "
@@ -338,28 +356,28 @@ def run_digits(config: DigitsConfig, executor: Executor) -> ExperimentResult:
         "one binary CNN (two 3x3 conv + max-pool blocks, 8 and 16 channels, SGD lr 0.3, "
         "batches of 8) updated by one epoch over the accumulated set per round, b0 = "
         f"{config.b0}, paired validation draws, {config.test_size:.0%} of each pair for "
-        "testing."
-    )
-    result.notes.append(
+        "testing.",
         "Paper 001 §5 (Figs. 4a, 5): both adaptive schemes beat Uniform in minimum test "
         "accuracy throughout training, and Aopt keeps a smaller spread between attributes. "
         "Ours, worst-pair test accuracy after a quarter of the budget / at the end: "
-        + ", ".join(f"{m} {early[m]:.3f} / {final[m]:.3f}" for m in by_method)
+        + ", ".join(f"{m} {early[m]:.3f} / {final[m]:.3f}" for m in methods)
         + "; final spread (best minus worst pair): "
-        + ", ".join(
-            f"{m} {result.value(method=m, metric='test_acc_spread'):.3f}" for m in by_method
-        )
-        + "."
-    )
-    if "aopt" in by_method:
+        + ", ".join(f"{m} {result.value(method=m, metric='test_acc_spread'):.3f}" for m in methods)
+        + ".",
+    ]
+    if "aopt" in methods:
+        hardest = None
+        if "uniform" in methods:
+            uni = {g: result.value(method="uniform", metric=f"test_acc_{g}") for g in groups}
+            hardest = min(uni, key=uni.__getitem__)
         pis = {g: result.value(method="aopt", metric=f"pi_{g}") for g in groups}
-        result.notes.append(
+        notes.append(
             "Paper 001 §5 (Fig. 3b): Aopt gives the vast majority of the samples to the two "
             "hard pairs (T-shirt/Shirt, Pullover/Coat). Aopt's final mixture here: "
             + ", ".join(f"{g} {p:.2f}" for g, p in pis.items())
             + (f"; the hardest pair under Uniform is {hardest}." if hardest else ".")
         )
-    return result
+    return notes
 
 
 register(

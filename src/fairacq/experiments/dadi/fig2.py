@@ -266,8 +266,26 @@ def _notes(
         f"agent; preset {config.preset}{_elements_text(config)}). Black square "
         f"({ref_name}): AUC {ref_auc:.3f}, "
         f"disparity {ref_disp:.3f}. " + PAPER_002_FIG2["black_square"],
+        "Paper: " + PAPER_002_FIG2["monotone"] + " Here: " + _trend_text(agents) + ".",
+        *_front_notes(dadi_all, points),
+        "Paper: " + PAPER_002_FIG2["knee"] + " Here: " + _knee_text(agents) + ".",
     ]
-    # Claim 1: AUC and disparity rise with 1 - gamma.
+    no_sens = baselines[baselines["method"] == f"{config.learner}-no-sensitive"]
+    if len(no_sens):
+        notes.append(
+            f"Dropping the sensitive attribute ({config.learner}, proxies kept): median AUC "
+            f"{no_sens['auc'].median():.3f}, disparity {no_sens['disparity'].median():.3f}; "
+            "its proxies still carry the attribute (§1)."
+        )
+    if "reward_policy" in agents:
+        notes.append(reward_comparison_note(agents))
+    if "adversary_auc_fresh" in agents:
+        notes.append(leakage_note(agents))
+    return notes
+
+
+def _trend_text(agents: pd.DataFrame) -> str:
+    """Claim 1: AUC and disparity rise with 1 - gamma; ours from the least to the most."""
     trend = []
     for reward, part in agents.groupby("reward", sort=True):
         med = part.groupby("one_minus_gamma")[["auc", "disparity"]].median()
@@ -277,8 +295,12 @@ def _notes(
             f"{lo['disparity']:.3f} -> {hi['disparity']:.3f} from 1 - gamma = "
             f"{med.index[0]:g} to {med.index[-1]:g}"
         )
-    notes.append("Paper: " + PAPER_002_FIG2["monotone"] + " Here: " + "; ".join(trend) + ".")
-    # DADI's front against the static fronts (the paper's case for dynamic acquisition).
+    return "; ".join(trend)
+
+
+def _front_notes(dadi_all: pd.DataFrame, points: dict[str, pd.DataFrame]) -> list[str]:
+    """DADI's front against each static front (the paper's case), then GNL1 against CE."""
+    notes = []
     for key, part in points.items():
         if not key.startswith("static"):
             continue
@@ -299,6 +321,11 @@ def _notes(
         g, c = points["DADI (gnl1)"], points["DADI (ce)"]
         cmp = compare_fronts(g["auc"], g["disparity"], c["auc"], c["disparity"])
         notes.append("Paper: " + PAPER_002_FIG2["gnl1"] + " Here: " + cmp.describe("GNL1", "CE"))
+    return notes
+
+
+def _knee_text(agents: pd.DataFrame) -> str:
+    """Where each reward reaches 90 % of its AUC gain, and the disparity it costs there."""
     knees = []
     for reward, part in agents.groupby("reward", sort=True):
         m = part.groupby("one_minus_gamma")[["auc", "disparity"]].median()
@@ -314,19 +341,7 @@ def _notes(
             f"{reward}: 90% of the AUC gain is reached at 1 - gamma = {knob:g} with "
             f"{100 * share:.0f}% of the disparity range"
         )
-    notes.append("Paper: " + PAPER_002_FIG2["knee"] + " Here: " + "; ".join(knees) + ".")
-    no_sens = baselines[baselines["method"] == f"{config.learner}-no-sensitive"]
-    if len(no_sens):
-        notes.append(
-            f"Dropping the sensitive attribute ({config.learner}, proxies kept): median AUC "
-            f"{no_sens['auc'].median():.3f}, disparity {no_sens['disparity'].median():.3f}; "
-            "its proxies still carry the attribute (§1)."
-        )
-    if "reward_policy" in agents:
-        notes.append(reward_comparison_note(agents))
-    if "adversary_auc_fresh" in agents:
-        notes.append(leakage_note(agents))
-    return notes
+    return "; ".join(knees)
 
 
 def _verdicts(

@@ -24,7 +24,7 @@ from fairacq.acquisition import PartitionDroppedWarning, make_acquirer
 from fairacq.experiments._framework.config import ExperimentConfig
 from fairacq.experiments._framework.executor import Executor
 from fairacq.experiments._framework.registry import ExperimentSpec, register
-from fairacq.experiments._framework.result import ExperimentResult
+from fairacq.experiments._framework.result import ExperimentResult, mean_std_row
 from fairacq.experiments.datasift._tasks import split_for_experiment
 from fairacq.reporting import new_figure
 
@@ -147,39 +147,8 @@ def run_ablation(config: AblationConfig, executor: Executor) -> ExperimentResult
         title="DataSift ablations (Fig. 7)",
         config=config.to_dict(),
     )
-    fig = new_figure(14.0, 3.6)
-    axes = fig.subplots(1, 4)
-    for ax, (panel, vals) in zip(axes, panels.items(), strict=True):
-        for method in config.methods:
-            means, stds = [], []
-            for val in vals:
-                got = [
-                    x
-                    for v, x in zip(variants, values, strict=True)
-                    if (v.panel, v.value, v.method) == (panel, val, method)
-                ]
-                means.append(float(np.mean(got)))
-                stds.append(float(np.std(got)))
-                result.rows.append(
-                    {
-                        "dataset": config.dataset,
-                        "method": method,
-                        "metric": f"test_{config.metric}",
-                        "panel": panel,
-                        "setting": str(val),
-                        "value": means[-1],
-                        "std": stds[-1],
-                        "paper_value": None,
-                    }
-                )
-            xs = np.arange(len(vals))
-            ax.errorbar(xs, means, yerr=stds, marker="o", capsize=3, label=method)
-            ax.set_xticks(xs, [str(v) for v in vals], rotation=45)
-        ax.set_title(f"({'abcd'[list(panels).index(panel)]}) {panel}")
-        ax.set_ylabel("final |DP| (test)")
-        ax.grid(True, alpha=0.3)
-    axes[0].legend(frameon=False)
-    result.figures["datasift-fig7"] = fig
+    result.rows += _ablation_rows(config, panels, list(zip(variants, values, strict=True)))
+    result.figures["datasift-fig7"] = _ablation_figure(config, panels, result.rows)
     result.notes.extend(
         [
             "Paper 000 §4.4 reports: DataSift-Inf nearly stable across batch sizes with the best "
@@ -192,6 +161,52 @@ def run_ablation(config: AblationConfig, executor: Executor) -> ExperimentResult
         ]
     )
     return result
+
+
+def _ablation_rows(
+    config: AblationConfig,
+    panels: dict[str, tuple[Any, ...]],
+    outcomes: list[tuple[_Variant, float]],
+) -> list[dict[str, Any]]:
+    """One row per (panel, method, setting): the final fairness over the trials."""
+    rows = []
+    for panel, vals in panels.items():
+        for method in config.methods:
+            for val in vals:
+                got = [
+                    x for v, x in outcomes if (v.panel, v.value, v.method) == (panel, val, method)
+                ]
+                rows.append(
+                    mean_std_row(
+                        got,
+                        dataset=config.dataset,
+                        method=method,
+                        metric=f"test_{config.metric}",
+                        panel=panel,
+                        setting=str(val),
+                    )
+                )
+    return rows
+
+
+def _ablation_figure(
+    config: AblationConfig, panels: dict[str, tuple[Any, ...]], rows: list[dict[str, Any]]
+) -> Any:
+    """One panel per ablation: each method's mean and spread against the setting."""
+    fig = new_figure(14.0, 3.6)
+    axes = fig.subplots(1, 4)
+    for i, (ax, (panel, vals)) in enumerate(zip(axes, panels.items(), strict=True)):
+        xs = np.arange(len(vals))
+        for method in config.methods:
+            mine = [r for r in rows if (r["panel"], r["method"]) == (panel, method)]
+            means, stds = [r["value"] for r in mine], [r["std"] for r in mine]
+            ax.errorbar(xs, means, yerr=stds, marker="o", capsize=3, label=method)
+            ax.set_xticks(xs, [str(v) for v in vals], rotation=45)
+        ax.set_title(f"({'abcd'[i]}) {panel}")
+        ax.set_ylabel("final |DP| (test)")
+        ax.grid(True, alpha=0.3)
+    axes[0].legend(frameon=False)
+    return fig
 
 
 register(

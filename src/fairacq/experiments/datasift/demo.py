@@ -21,7 +21,7 @@ from fairacq.data import load_dataset, split_datasift
 from fairacq.experiments._framework.config import ExperimentConfig
 from fairacq.experiments._framework.executor import Executor
 from fairacq.experiments._framework.registry import ExperimentSpec, register
-from fairacq.experiments._framework.result import ExperimentResult
+from fairacq.experiments._framework.result import ExperimentResult, mean_std_row
 from fairacq.experiments._framework.trials import run_trials
 from fairacq.reporting import new_figure, plot_traces
 
@@ -95,15 +95,9 @@ def run_demo(config: DemoConfig, executor: Executor) -> ExperimentResult:
                     continue
                 values = [float(t.to_frame()[metric].iloc[pos]) for t in ts]
                 rows.append(
-                    {
-                        "dataset": config.dataset,
-                        "method": method,
-                        "metric": metric,
-                        "stage": stage,
-                        "value": float(np.mean(values)),
-                        "std": float(np.std(values)),
-                        "paper_value": None,
-                    }
+                    mean_std_row(
+                        values, dataset=config.dataset, method=method, metric=metric, stage=stage
+                    )
                 )
     fig = new_figure(11.0, 4.0)
     left, right = fig.subplots(1, 2)

@@ -217,11 +217,36 @@ def run_group_heatmaps(config: GroupSharesConfig, executor: Executor) -> Experim
         title=config.title,
         config=config.to_dict(),
     )
-    fig = new_figure(4.0 * len(config.alphas), 4.0)
-    axes = np.atleast_1d(fig.subplots(1, len(config.alphas)))
+    matrices = [np.asarray(out["A"], dtype=float) for out in outs]
+    for alpha, out, matrix in zip(config.alphas, outs, matrices, strict=True):
+        values = {"alpha_in": out["alpha_in"], "beta_in": out["beta_in"]}
+        values["n_leaves"] = float(matrix.shape[0])
+        for metric, value in values.items():
+            result.rows.append(
+                {
+                    "dataset": config.dataset,
+                    "method": "alpha-beta",
+                    "alpha": alpha,
+                    "metric": metric,
+                    "value": value,
+                    "paper_value": None,
+                }
+            )
+    result.figures[config.experiment] = _heatmaps(config.alphas, matrices, names)
+    result.notes.append(
+        "Paper 003 (Fig. 4): at alpha = 0 the matrix is one row, the base rates; larger alphas "
+        "split the domain into more leaves whose rows move away from the base rates, so that "
+        "some mixture of rows reaches the uniform target. Our rows are leaves of the first seed."
+    )
+    return result
+
+
+def _heatmaps(alphas: tuple[float, ...], matrices: list[Any], names: tuple[str, ...]) -> Any:
+    """One heat map of ``A`` per alpha, side by side, with a shared colour bar."""
+    fig = new_figure(4.0 * len(alphas), 4.0)
+    axes = np.atleast_1d(fig.subplots(1, len(alphas)))
     image = None
-    for ax, alpha, out in zip(axes, config.alphas, outs, strict=True):
-        matrix = np.asarray(out["A"], dtype=float)
+    for ax, alpha, matrix in zip(axes, alphas, matrices, strict=True):
         image = ax.imshow(matrix, aspect="auto", vmin=0.0, vmax=1.0, cmap="viridis")
         ax.set_xticks(np.arange(len(names)), names, rotation=45, ha="right", fontsize=7)
         ax.set_yticks(np.arange(matrix.shape[0]), [str(i) for i in range(matrix.shape[0])])
@@ -239,36 +264,9 @@ def run_group_heatmaps(config: GroupSharesConfig, executor: Executor) -> Experim
                 )
         n_leaves = matrix.shape[0]
         ax.set_title(f"alpha = {alpha:g}: {n_leaves} " + ("leaf" if n_leaves == 1 else "leaves"))
-        for metric in ("alpha_in", "beta_in"):
-            result.rows.append(
-                {
-                    "dataset": config.dataset,
-                    "method": "alpha-beta",
-                    "alpha": alpha,
-                    "metric": metric,
-                    "value": out[metric],
-                    "paper_value": None,
-                }
-            )
-        result.rows.append(
-            {
-                "dataset": config.dataset,
-                "method": "alpha-beta",
-                "alpha": alpha,
-                "metric": "n_leaves",
-                "value": float(matrix.shape[0]),
-                "paper_value": None,
-            }
-        )
     if image is not None:
         fig.colorbar(image, ax=list(axes), label="P(group | proxy value)", shrink=0.8)
-    result.figures[config.experiment] = fig
-    result.notes.append(
-        "Paper 003 (Fig. 4): at alpha = 0 the matrix is one row, the base rates; larger alphas "
-        "split the domain into more leaves whose rows move away from the base rates, so that "
-        "some mixture of rows reaches the uniform target. Our rows are leaves of the first seed."
-    )
-    return result
+    return fig
 
 
 register(

@@ -834,6 +834,41 @@ def _table7_reference(
     return metrics
 
 
+def _compas_fold_rows(tasks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """RD and AUC-ROC of every (method, fold)."""
+    return [
+        {
+            "dataset": "compas",
+            "method": t["method"],
+            "learner_preset": t["learner_preset"],
+            "metric": f"{metric} (fold {t['fold']})",
+            "value": t["metrics"][metric],
+            "paper_value": None,
+        }
+        for t in tasks
+        for metric in ("rd", "auc_roc")
+    ]
+
+
+def _compas_notes(config: A3slCompasConfig, tasks: list[dict[str, Any]]) -> list[str]:
+    """Whether a Fair-A3SL rule uses race, the folds, the rules learned and the paper's."""
+    race = [t["fold"] for t in tasks if t["variant"] != "sensitive" and t["uses_race"]]
+    return [
+        "Race predicates (african_race, other_race, race, raceTruth) were excluded from the "
+        "agent's actions; "
+        + (
+            f"yet rules of folds {race} mention one (a bug)."
+            if race
+            else "no learned Fair-A3SL rule uses race."
+        ),
+        f"Folds: {config.source} ({'the authors' if config.source == 'authors' else 'seeded'} "
+        "5-fold split); the paper's RD of 0.0035 is the out-of-sample RD under exact-parity MAP "
+        "on the test atoms, which is what we measure.",
+        *_rule_notes(tasks, "fold"),
+        *_paper_rule_notes("compas (Table 6, Sensitive-A3SL)", "compas (Table 7, Fair-A3SL)"),
+    ]
+
+
 def run_a3sl_compas(config: A3slCompasConfig, executor: Executor) -> ExperimentResult:
     """Fair-A3SL (and optionally Sensitive-A3SL) per fold; Tables 8-9 beside ours."""
     seeds = [derive_int_seed(s) for s in spawn_seeds(config.seed, config.n_trials)]
@@ -855,41 +890,11 @@ def run_a3sl_compas(config: A3slCompasConfig, executor: Executor) -> ExperimentR
         "dropped), weights learned and MAP under the same constraints: what the search could "
         "reach with this engine."
     )
-    for t in tasks:
-        for metric in ("rd", "auc_roc"):
-            result.rows.append(
-                {
-                    "dataset": "compas",
-                    "method": t["method"],
-                    "learner_preset": t["learner_preset"],
-                    "metric": f"{metric} (fold {t['fold']})",
-                    "value": t["metrics"][metric],
-                    "paper_value": None,
-                }
-            )
+    result.rows += _compas_fold_rows(tasks)
     result.verdicts.extend(
         _target_verdicts(stats.loc[~stats["method"].str.startswith("Table 7")], "compas")
     )
-    fair_tasks = [t for t in tasks if t["variant"] != "sensitive"]
-    race = [t["fold"] for t in fair_tasks if t["uses_race"]]
-    result.notes.append(
-        "Race predicates (african_race, other_race, race, raceTruth) were excluded from the "
-        "agent's actions; "
-        + (
-            f"yet rules of folds {race} mention one (a bug)."
-            if race
-            else "no learned Fair-A3SL rule uses race."
-        )
-    )
-    result.notes.append(
-        f"Folds: {config.source} ({'the authors' if config.source == 'authors' else 'seeded'} "
-        "5-fold split); the paper's RD of 0.0035 is the out-of-sample RD under exact-parity MAP "
-        "on the test atoms, which is what we measure."
-    )
-    result.notes.extend(_rule_notes(tasks, "fold"))
-    result.notes.extend(
-        _paper_rule_notes("compas (Table 6, Sensitive-A3SL)", "compas (Table 7, Fair-A3SL)")
-    )
+    result.notes += _compas_notes(config, tasks)
     _finish(
         result,
         tasks,
