@@ -71,7 +71,7 @@ class SamplingWeights:
     relaxed: bool
 
 
-def _check_inputs(
+def _check_inputs(  # noqa: PLR0912
     A: ArrayLike,
     proxy_marginal: ArrayLike,
     target: ArrayLike | None,

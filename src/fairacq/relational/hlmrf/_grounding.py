@@ -606,7 +606,7 @@ def _filter_variants(rule: ArithmeticRule) -> list[dict[str, BoolFormula]]:
     return variants
 
 
-def _ground_arithmetic(
+def _ground_arithmetic(  # noqa: PLR0912, PLR0915
     rule: ArithmeticRule,
     db: Database,
     n: int,
@@ -687,7 +687,7 @@ def _ground_arithmetic(
 # --------------------------------------------------------------------------- entry point
 
 
-def ground(
+def ground(  # noqa: PLR0912
     rules: Sequence[Rule | ArithmeticRule],
     database: Database,
     *,

@@ -628,7 +628,7 @@ class ArithmeticRule(_RuleText):
     squared: bool = False
     filters: tuple[Filter, ...] = ()
 
-    def __post_init__(self) -> None:
+    def __post_init__(self) -> None:  # noqa: PLR0912
         raw = self._raw()
         if not self.lhs or not self.rhs:
             raise InvalidDataError(f"Arithmetic rule {raw!r}: both sides need a term.")
