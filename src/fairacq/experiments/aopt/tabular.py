@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from fairacq._random import child
 from fairacq._trace import Trace
 from fairacq.data import FairDataset, load_dataset, standardize
 from fairacq.experiments._framework.config import ExperimentConfig
@@ -126,8 +127,7 @@ def _german_split(
     """Pool, validation and test sets, standardised by the pool."""
     data = load_dataset("german").with_sensitive(*config.groups)
     rest, test = split_by_group(data, config.test_size, seed)
-    child = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 1))
-    pool, val = split_by_group(rest, config.val_size / (1 - config.test_size), child)
+    pool, val = split_by_group(rest, config.val_size / (1 - config.test_size), child(seed, 1))
     return (
         standardize(pool),
         standardize(val, reference=pool),
@@ -416,9 +416,8 @@ def _ceiling_task(config: CeilingConfig, seeds: TrialSeeds, trial: int) -> dict[
         out["grid"] = grid = mixture_grid(m, config.grid_step)
         out["grid_acc"] = _grid_accuracies(train, held_out, grid)
         best = grid[int(np.nanargmax(np.nanmin(out["grid_acc"], axis=1)))]
-        child = np.random.SeedSequence(run_seed.entropy, spawn_key=(*run_seed.spawn_key, 7))
         out["best_at_n"] = _worst_at_size(
-            train, held_out, best, config.aopt_budget // 2, config.n_draws, child
+            train, held_out, best, config.aopt_budget // 2, config.n_draws, child(run_seed, 7)
         )
         out["alone"] = _alone_accuracies(train, held_out, m)
     sampler = make_sampler(
