@@ -88,6 +88,17 @@ def acquire_cmd(
         str | None, typer.Option(help="Dask scheduler address (tcp://host:8786); implies dask.")
     ] = None,
     out: Annotated[Path, typer.Option(help="Output directory.")] = Path("acquisition"),
+    checkpoint_every: Annotated[
+        int,
+        typer.Option(help="Write OUT/checkpoint every this many batches (0: never)."),
+    ] = 0,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            help="Go on from OUT/checkpoint if a killed run left one: the result equals an "
+            "uninterrupted run's (same options needed)."
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Acquire rows from a pool to make a model fairer; write the order, trace, plot, summary.
@@ -103,6 +114,8 @@ def acquire_cmd(
     from fairacq.acquisition import make_acquirer
 
     _check_acquire_options(method, accuracy_weight, executor, chunk_rows, pool, train, val)
+    if checkpoint_every < 0:
+        raise fail(f"--checkpoint-every must be >= 0 batches, got {checkpoint_every}.")
     with user_errors():
         check_output_dir(out, option="--out")
         train_ds, pool_ds, val_ds, test_ds, costs = _inputs(
@@ -124,7 +137,8 @@ def acquire_cmd(
             random_state=seed,
         )
         data = (train_ds, pool_ds, val_ds, test_ds, costs)
-        trace = _run_noting_warnings(acquirer, method, data, executor, address)
+        resuming = _checkpointing(out, checkpoint_every, resume)
+        trace = _run_noting_warnings(acquirer, method, data, executor, address, resuming)
         split_name = "test" if test_ds is not None else "val"
         rows = _write_acquisition(
             trace, acquirer, out, method, train_ds.name, f"{split_name}_", resolve_metric(metric)
@@ -160,12 +174,30 @@ def _check_acquire_options(
         raise fail("--pool needs --train and --val (and optionally --test).")
 
 
+def _checkpointing(out: Path, every: int, resume: bool) -> dict[str, Any]:
+    """Return the ``callbacks`` and ``continue_from`` of a run checkpointing into ``out``."""
+    from fairacq import CheckpointCallback
+
+    path = out / "checkpoint"
+    kwargs: dict[str, Any] = {}
+    if every:
+        kwargs["callbacks"] = [CheckpointCallback(path, every=every)]
+    if resume:
+        if path.with_suffix(".json").exists():
+            kwargs["continue_from"] = path
+            err_console.print(f"note: going on from {path}", markup=False)
+        else:
+            err_console.print(f"note: no checkpoint in {out}; starting afresh", markup=False)
+    return kwargs
+
+
 def _run_noting_warnings(
     acquirer: Any,
     method: str,
     data: tuple[Any, Any, Any, Any, Any],
     executor: str,
     address: str | None,
+    resuming: dict[str, Any],
 ) -> Any:
     """Run the acquirer on (train, pool, validation, test, costs); warnings become notes."""
     from fairacq.acquisition import DaskChunkExecutor, make_chunk_executor
@@ -179,7 +211,13 @@ def _run_noting_warnings(
         warnings.simplefilter("always")
         try:
             trace = acquirer.run(
-                train_ds, pool_ds, validation=val_ds, test=test_ds, costs=costs, executor=chunks
+                train_ds,
+                pool_ds,
+                validation=val_ds,
+                test=test_ds,
+                costs=costs,
+                executor=chunks,
+                **resuming,
             )
         finally:
             if isinstance(chunks, DaskChunkExecutor):
