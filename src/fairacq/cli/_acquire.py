@@ -33,6 +33,11 @@ def _size(value: float, total: float, what: str) -> int:
     """Read ``--budget``/``--batch``: a fraction in (0, 1] of ``total``, or a count > 1."""
     if value <= 0:
         raise fail(f"--{what} must be positive (a fraction <= 1 or a count), got {value}.")
+    if value > 1 and value != int(value):
+        raise fail(
+            f"--{what} {value:g} is neither a fraction in (0, 1] nor a whole number of rows "
+            "or cost units. Write a whole number (2 or more) or a fraction."
+        )
     return max(1, round(value * total)) if value <= 1 else int(value)
 
 
