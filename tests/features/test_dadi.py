@@ -101,7 +101,7 @@ def test_quick_end_to_end_on_adult(adult, fitted):
 
 
 def test_rewards_are_eq2_of_the_models_networks(adult, fitted):
-    from fairacq.features._rewards import terminal_reward
+    from fairacq.features.dadi._rewards import terminal_reward
 
     X, y, s = adult.X.iloc[:60], adult.y[:60], np.asarray(adult.s)[:60]
     mask = fitted.acquisition_mask(X)

@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from fairacq.exceptions import InvalidDataError
 from fairacq.features import SetEncoder
-from fairacq.features._elements import HotElements
-from fairacq.features._encoder import reset_parameters
+from fairacq.features.dadi._elements import HotElements
+from fairacq.features.dadi._encoder import reset_parameters
 
 
 @st.composite

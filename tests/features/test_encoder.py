@@ -3,7 +3,7 @@ from __future__ import annotations
 import torch
 
 from fairacq.features import AdversaryNetwork, AgentNetwork, SetEncoder
-from fairacq.features._encoder import reset_parameters
+from fairacq.features.dadi._encoder import reset_parameters
 
 
 def _encoder(d=7, seed=0):

@@ -145,7 +145,7 @@ def _check_train_options(
         raise fail(f"--preset must be 'quick' or 'full', got {preset!r}.")
     if not 0.0 <= gamma <= 1.0:
         raise fail(f"--gamma must be in [0, 1], got {gamma}.")
-    from fairacq.features._actions import SET_ELEMENTS
+    from fairacq.features.dadi._actions import SET_ELEMENTS
 
     if set_elements not in SET_ELEMENTS:
         raise fail(f"--set-elements must be 'columns' or 'hot', got {set_elements!r}.")

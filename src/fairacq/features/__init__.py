@@ -22,7 +22,6 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from fairacq.features._actions import ActionSpace
 from fairacq.features._baselines import (
     AgentScorer,
     LearnerScorer,
@@ -37,20 +36,21 @@ from fairacq.features._baselines import (
 )
 from fairacq.features._leakage import LeakageAudit, group_auc, leakage_audit
 from fairacq.features._pareto import FrontComparison, compare_fronts
-from fairacq.features._rewards import (
+from fairacq.features._workflow import DadiRun, reveal_table, train_dadi
+from fairacq.features.dadi._actions import ActionSpace
+from fairacq.features.dadi._rewards import (
     REWARDS,
     adversary_loss,
     classifier_loss,
     group_weights,
     terminal_reward,
 )
-from fairacq.features._workflow import DadiRun, reveal_table, train_dadi
 
 if TYPE_CHECKING:
-    from fairacq.features._dadi import DADI, Acquisition
-    from fairacq.features._encoder import SetEncoder
-    from fairacq.features._env import DADIEnv
-    from fairacq.features._networks import AdversaryNetwork, AgentNetwork
+    from fairacq.features.dadi._dadi import DADI, Acquisition
+    from fairacq.features.dadi._encoder import SetEncoder
+    from fairacq.features.dadi._env import DADIEnv
+    from fairacq.features.dadi._networks import AdversaryNetwork, AgentNetwork
 
 __all__ = [
     "DADI",
@@ -86,12 +86,12 @@ __all__ = [
 ]
 
 _LAZY = {
-    "Acquisition": "fairacq.features._dadi",
-    "AdversaryNetwork": "fairacq.features._networks",
-    "AgentNetwork": "fairacq.features._networks",
-    "DADI": "fairacq.features._dadi",
-    "DADIEnv": "fairacq.features._env",
-    "SetEncoder": "fairacq.features._encoder",
+    "Acquisition": "fairacq.features.dadi._dadi",
+    "AdversaryNetwork": "fairacq.features.dadi._networks",
+    "AgentNetwork": "fairacq.features.dadi._networks",
+    "DADI": "fairacq.features.dadi._dadi",
+    "DADIEnv": "fairacq.features.dadi._env",
+    "SetEncoder": "fairacq.features.dadi._encoder",
 }
 
 

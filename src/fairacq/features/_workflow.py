@@ -20,7 +20,7 @@ from fairacq.features._baselines import score_predictions
 from fairacq.metrics import compute, get_metric
 
 if TYPE_CHECKING:
-    from fairacq.features._dadi import DADI
+    from fairacq.features.dadi._dadi import DADI
 
 __all__ = ["DadiRun", "reveal_table", "train_dadi"]
 
@@ -85,7 +85,7 @@ def train_dadi(
     UnknownNameError
         For an unknown metric.
     """
-    from fairacq.features._dadi import DADI
+    from fairacq.features.dadi._dadi import DADI
 
     for name in metrics:
         get_metric(name)

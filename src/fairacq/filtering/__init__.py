@@ -26,7 +26,6 @@ attributes. ``A`` then concatenates the within-class distributions, the target i
 
 from __future__ import annotations
 
-from fairacq.filtering._factory import PROXY_NAMES, evaluation_groups, fit_proxy, make_proxy
 from fairacq.filtering._filter import BalancedFilter, FilterResult
 from fairacq.filtering._interpolate import interpolation_curve
 from fairacq.filtering._intersect import (
@@ -36,24 +35,35 @@ from fairacq.filtering._intersect import (
     intersecting_imbalance,
     intersecting_imbalance_from_matrix,
 )
-from fairacq.filtering._lagrangian import (
+from fairacq.filtering._membership import GroupClasses
+from fairacq.filtering._weights import SamplingWeights, UnreachableTargetWarning, sampling_weights
+from fairacq.filtering.proxies._factory import (
+    PROXY_NAMES,
+    evaluation_groups,
+    fit_proxy,
+    make_proxy,
+)
+from fairacq.filtering.proxies._lagrangian import (
     SplitGameResult,
     paired_regression_oracle,
     play_split_game,
     tree_oracle,
 )
-from fairacq.filtering._membership import GroupClasses
-from fairacq.filtering._proxies import (
+from fairacq.filtering.proxies._proxies import (
     FittedProxy,
     NaiveRegressionProxy,
     NaiveTreeProxy,
     QPRegressionProxy,
     QPTreeProxy,
 )
-from fairacq.filtering._rules import LinearRule, RandomizedTreeRule, TreeRule
-from fairacq.filtering._serialize import load_proxy, proxy_from_dict, proxy_to_dict, save_proxy
-from fairacq.filtering._tree import AlphaBetaProxy
-from fairacq.filtering._weights import SamplingWeights, UnreachableTargetWarning, sampling_weights
+from fairacq.filtering.proxies._rules import LinearRule, RandomizedTreeRule, TreeRule
+from fairacq.filtering.proxies._serialize import (
+    load_proxy,
+    proxy_from_dict,
+    proxy_to_dict,
+    save_proxy,
+)
+from fairacq.filtering.proxies._tree import AlphaBetaProxy
 
 __all__ = [
     "PROXY_NAMES",

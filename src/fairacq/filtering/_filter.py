@@ -25,7 +25,7 @@ from fairacq._trace import Trace
 from fairacq._validation import HasMethods
 from fairacq.exceptions import InvalidDataError
 from fairacq.filtering._membership import GroupClasses, group_mass
-from fairacq.filtering._proxies import FittedProxy
+from fairacq.filtering.proxies._proxies import FittedProxy
 
 __all__ = ["BalancedFilter", "FilterResult"]
 

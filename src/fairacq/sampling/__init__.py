@@ -28,13 +28,13 @@ from fairacq.sampling._baselines import (
     UncuratedSampler,
     UniformSampler,
 )
-from fairacq.sampling._cnn import IncrementalCNN
-from fairacq.sampling._learners import ExactLogistic, IncrementalMLP
 from fairacq.sampling._oracles import CallbackOracle, DatasetOracle, GeneratorOracle, GroupOracle
 from fairacq.sampling._registry import available_samplers, make_sampler
 from fairacq.sampling._trend import mann_kendall_score
 from fairacq.sampling._trials import run_sampler_trials
 from fairacq.sampling._ucb import practical_ucb, rademacher_deviation, theory_ucb, vc_deviation
+from fairacq.sampling.learners._cnn import IncrementalCNN
+from fairacq.sampling.learners._learners import ExactLogistic, IncrementalMLP
 
 __all__ = [
     "AoptPlusSampler",

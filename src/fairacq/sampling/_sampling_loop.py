@@ -12,9 +12,9 @@ from fairacq._loop import RunLoop
 from fairacq._random import KEY_INIT, child_int, child_rng
 from fairacq.data import FairDataset
 from fairacq.sampling._eval_sets import Arrays, check_width, empty, eval_sets
-from fairacq.sampling._learners import RoundLearner, make_round_learner
 from fairacq.sampling._oracles import GroupOracle
 from fairacq.sampling._state import SamplerState
+from fairacq.sampling.learners._learners import RoundLearner, make_round_learner
 
 __all__ = ["SamplingLoop", "measure_groups"]
 

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from fairacq.exceptions import InvalidParameterError
 from fairacq.experiments._framework.config import ExperimentConfig
-from fairacq.features._actions import SET_ELEMENTS
+from fairacq.features.dadi._actions import SET_ELEMENTS
 
 __all__ = ["DadiFig2Config", "DadiFig2SecondConfig"]
 

@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fairacq._deps import require
-from fairacq.sampling._torch_training import seeded_reset, sgd_epoch
+from fairacq.sampling.learners._torch_training import seeded_reset, sgd_epoch
 
 __all__ = [
     "ExactLogistic",
@@ -174,7 +174,7 @@ def make_round_learner(mode: str, seed: int) -> RoundLearner:
     if mode == "exact":
         return ExactLogistic()
     if mode == "incremental-cnn":
-        from fairacq.sampling._cnn import IncrementalCNN
+        from fairacq.sampling.learners._cnn import IncrementalCNN
 
         return IncrementalCNN(seed=seed)
     return IncrementalMLP(seed=seed)

@@ -21,7 +21,8 @@ from numpy.typing import NDArray
 from fairacq._base import Strategy
 from fairacq._validation import HasMethods, Interval, Options
 from fairacq.exceptions import NotFittedError
-from fairacq.filtering._proxies import (
+from fairacq.filtering._weights import UnreachableTargetWarning, sampling_weights
+from fairacq.filtering.proxies._proxies import (
     FittedProxy,
     _encode,
     _feature_matrix,
@@ -29,9 +30,8 @@ from fairacq.filtering._proxies import (
     _sample_target,
     adopt_fitted,
 )
-from fairacq.filtering._rules import RandomizedTreeRule
-from fairacq.filtering._tree_builder import GrowthSettings, TreeBuilder
-from fairacq.filtering._weights import UnreachableTargetWarning, sampling_weights
+from fairacq.filtering.proxies._rules import RandomizedTreeRule
+from fairacq.filtering.proxies._tree_builder import GrowthSettings, TreeBuilder
 
 __all__ = ["AlphaBetaProxy"]
 

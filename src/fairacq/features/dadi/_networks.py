@@ -13,8 +13,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from fairacq.features._elements import HotElements
-from fairacq.features._encoder import SetEncoder, reset_parameters
+from fairacq.features.dadi._elements import HotElements
+from fairacq.features.dadi._encoder import SetEncoder, reset_parameters
 
 __all__ = ["AdversaryNetwork", "AgentNetwork", "logits_to_group_proba", "mlp_head"]
 

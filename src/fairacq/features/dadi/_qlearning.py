@@ -39,8 +39,8 @@ from fairacq._checkpoint import load_tensors as _load_tensors
 from fairacq._checkpoint import save_tensors
 from fairacq._io import read_json, sha256_file, write_json
 from fairacq.exceptions import CorruptFileError
-from fairacq.features._networks import AdversaryNetwork, AgentNetwork, logits_to_group_proba
-from fairacq.features._rewards import terminal_reward
+from fairacq.features.dadi._networks import AdversaryNetwork, AgentNetwork, logits_to_group_proba
+from fairacq.features.dadi._rewards import terminal_reward
 
 __all__ = [
     "CHECKPOINT_META",

@@ -12,7 +12,7 @@ an attention ``a_{i,t} = softmax_i(m_i . q_t)`` (eq. 7) gives ``r_t = sum_i a_{i
 A batch holds every column of every row; unobserved columns are padding, excluded by a mask
 from the mean and the attention (their values never matter). An empty set reads as the zero
 vector. One forward pass encodes a whole batch of differently observed states. With
-``elements`` (:class:`~fairacq.features._elements.HotElements`) a one-hot group enters the set
+``elements`` (:class:`~fairacq.features.dadi._elements.HotElements`) a one-hot group enters the set
 as its hot column only, a lossless and much smaller set.
 """
 
@@ -24,7 +24,7 @@ import torch
 from torch import nn
 
 from fairacq.exceptions import InvalidDataError
-from fairacq.features._elements import HotElements
+from fairacq.features.dadi._elements import HotElements
 
 __all__ = ["SetEncoder", "reset_parameters"]
 
@@ -44,7 +44,7 @@ class SetEncoder(nn.Module):
         Number of attention (processing) steps ``T``.
     elements : HotElements or None, default=None
         ``None`` makes every observed column an element (Appendix A); a
-        :class:`~fairacq.features._elements.HotElements` keeps one element per observed
+        :class:`~fairacq.features.dadi._elements.HotElements` keeps one element per observed
         one-hot group (lossless, fewer elements).
 
     Examples

@@ -46,8 +46,8 @@ from fairacq.filtering._intersect import (
     intersecting_imbalance_from_matrix,
 )
 from fairacq.filtering._membership import GroupClasses, encode_group_classes, group_mass
-from fairacq.filtering._rules import LinearRule, RandomizedTreeRule, TreeRule
 from fairacq.filtering._weights import sampling_weights
+from fairacq.filtering.proxies._rules import LinearRule, RandomizedTreeRule, TreeRule
 from fairacq.metrics import (
     conditional_distribution_matrix,
     disclosivity_from_matrix,

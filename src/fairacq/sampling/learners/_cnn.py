@@ -10,7 +10,7 @@ from numpy.typing import NDArray
 
 from fairacq._deps import require
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
-from fairacq.sampling._torch_training import seeded_reset, sgd_epoch
+from fairacq.sampling.learners._torch_training import seeded_reset, sgd_epoch
 
 __all__ = ["IncrementalCNN"]
 

@@ -19,8 +19,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from fairacq._validation import check_binary_labels, check_consistent_length, check_no_nan
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
-from fairacq.features._actions import ActionSpace
-from fairacq.features._rewards import REWARDS, group_weights, terminal_reward
+from fairacq.features.dadi._actions import ActionSpace
+from fairacq.features.dadi._rewards import REWARDS, group_weights, terminal_reward
 
 __all__ = ["DADIEnv", "SetPredictor"]
 

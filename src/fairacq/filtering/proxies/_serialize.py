@@ -17,8 +17,8 @@ import numpy as np
 from fairacq._io import read_json, write_json
 from fairacq.exceptions import CorruptFileError, InvalidDataError
 from fairacq.filtering._membership import GroupClasses
-from fairacq.filtering._proxies import FittedProxy
-from fairacq.filtering._rules import rule_from_dict
+from fairacq.filtering.proxies._proxies import FittedProxy
+from fairacq.filtering.proxies._rules import rule_from_dict
 
 __all__ = ["load_proxy", "proxy_from_dict", "proxy_to_dict", "save_proxy"]
 

@@ -11,13 +11,13 @@ from fairacq._validation import did_you_mean
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidDataError
 from fairacq.filtering._membership import GroupClasses
-from fairacq.filtering._proxies import (
+from fairacq.filtering.proxies._proxies import (
     NaiveRegressionProxy,
     NaiveTreeProxy,
     QPRegressionProxy,
     QPTreeProxy,
 )
-from fairacq.filtering._tree import AlphaBetaProxy
+from fairacq.filtering.proxies._tree import AlphaBetaProxy
 
 __all__ = ["PROXY_NAMES", "evaluation_groups", "fit_proxy", "make_proxy"]
 

@@ -26,7 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fairacq.filtering._membership import membership_matrix
-from fairacq.filtering._rules import LinearRule, TreeRule
+from fairacq.filtering.proxies._rules import LinearRule, TreeRule
 
 __all__ = ["SplitGameResult", "paired_regression_oracle", "play_split_game", "tree_oracle"]
 

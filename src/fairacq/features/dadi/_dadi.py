@@ -43,12 +43,12 @@ from fairacq.exceptions import (
     InvalidParameterError,
     NotFittedError,
 )
-from fairacq.features._actions import SET_ELEMENTS, ActionSpace
-from fairacq.features._elements import HotElements
-from fairacq.features._env import DADIEnv
-from fairacq.features._networks import AdversaryNetwork, AgentNetwork, logits_to_group_proba
-from fairacq.features._pretrain import pretrain
-from fairacq.features._qlearning import (
+from fairacq.features.dadi._actions import SET_ELEMENTS, ActionSpace
+from fairacq.features.dadi._elements import HotElements
+from fairacq.features.dadi._env import DADIEnv
+from fairacq.features.dadi._networks import AdversaryNetwork, AgentNetwork, logits_to_group_proba
+from fairacq.features.dadi._pretrain import pretrain
+from fairacq.features.dadi._qlearning import (
     CHECKPOINT_META,
     JointConfig,
     JointTrainer,
@@ -56,7 +56,7 @@ from fairacq.features._qlearning import (
     load_tensors,
     save_checkpoint,
 )
-from fairacq.features._rewards import REWARDS, group_weights, terminal_reward
+from fairacq.features.dadi._rewards import REWARDS, group_weights, terminal_reward
 
 __all__ = ["DADI", "Acquisition"]
 
@@ -130,7 +130,7 @@ class DADI(Strategy):
     set_elements : {"columns", "hot"}, default="columns"
         What the set encoders read: every observed column as an element (Appendix A), or
         ``"hot"``: one element per observed one-hot group, its non-zero column (the zeros
-        follow from it; see :class:`~fairacq.features._elements.HotElements`). The same
+        follow from it; see :class:`~fairacq.features.dadi._elements.HotElements`). The same
         information in far fewer elements, so much faster on tables with wide categorical
         features (ACS Income: 776 columns, 10 groups); a choice beyond the paper.
     checkpoint_dir : path-like or None, default=None

@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from fairacq.filtering._lagrangian import SplitGameResult, play_split_game
 from fairacq.filtering._membership import group_mass, membership_sum
-from fairacq.filtering._rules import LinearRule, RandomizedTreeRule, TreeRule
 from fairacq.filtering._weights import sampling_weights
+from fairacq.filtering.proxies._lagrangian import SplitGameResult, play_split_game
+from fairacq.filtering.proxies._rules import LinearRule, RandomizedTreeRule, TreeRule
 
 __all__ = ["GrowthSettings", "TreeBuilder"]
 
