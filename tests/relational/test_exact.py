@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
 
@@ -30,6 +30,7 @@ def _squared_model(seed: int, n: int, m: int) -> GroundModel:
 
 @settings(max_examples=20, deadline=None, database=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 6), m=st.integers(1, 12))
+@example(seed=6, n=6, m=5)  # L-BFGS-B's first run stops 0.7 % above the optimum here
 def test_exact_matches_lbfgs_on_squared_hinges(seed: int, n: int, m: int) -> None:
     # Squared hinges are smooth, so L-BFGS-B with the box is an independent oracle.
     model = _squared_model(seed, n, m)
@@ -40,14 +41,17 @@ def test_exact_matches_lbfgs_on_squared_hinges(seed: int, n: int, m: int) -> Non
         h = np.maximum(dense @ y + pots.constants, 0.0)
         return float(pots.weights @ h**2), dense.T @ (2.0 * pots.weights * h)
 
-    ref = minimize(
-        fun,
-        np.full(n, 0.5),
-        jac=True,
-        method="L-BFGS-B",
-        bounds=[(0, 1)] * n,
-        options={"ftol": 1e-14, "gtol": 1e-10},
-    )
+    # L-BFGS-B may stop on a relative-reduction test before the optimum on flat, clipped
+    # problems (seed 6, n 6, m 5: 0.4911 against 0.4879); restarted from where it stopped
+    # (fresh curvature memory) it goes on, so restart until a restart gains nothing.
+    ref = minimize(fun, np.full(n, 0.5), jac=True, method="L-BFGS-B", bounds=[(0, 1)] * n,
+                   options={"ftol": 1e-14, "gtol": 1e-10})  # fmt: skip
+    for _ in range(5):
+        again = minimize(fun, ref.x, jac=True, method="L-BFGS-B", bounds=[(0, 1)] * n,
+                         options={"ftol": 1e-14, "gtol": 1e-10})  # fmt: skip
+        if again.fun >= ref.fun - 1e-15:
+            break
+        ref = again
     result = exact_map(model)
     assert result.converged
     # The exact solver is the optimum: never worse than L-BFGS-B (which may stop a little
