@@ -19,14 +19,8 @@ LIMIT = 60
 
 #: What is left above the limit: "module:qualified.name" -> its size when last measured.
 LONG_FUNCTIONS: dict[str, int] = {
-    "fairacq.data.relational._movielens:load_movielens_relational": 132,
-    "fairacq.data.synthetic._paper_review:make_paper_review": 113,
-    "fairacq.relational.baselines._movielens:fit_fair_mf": 76,
-    "fairacq.relational.inference._admm:admm_map": 76,
-    "fairacq.relational.a3sl._structure_scorer:StructureScorer._score": 74,
     "fairacq.relational.hlmrf._grounding:_ground_arithmetic": 69,
     "fairacq.acquisition._partition:partition_pool": 65,
-    "fairacq.data.relational._compas:load_compas_relational": 61,
 }
 
 

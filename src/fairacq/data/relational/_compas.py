@@ -325,31 +325,44 @@ def load_compas_relational(
         "n_folds": k,
     }
     if source == "bundled":
-        tables = _bundled_tables()
-        if fold is not None:
-            users = tables["user"]["user"].to_numpy()
-            perm = as_generator(random_state).permutation(len(users))
-            test_pos = np.array_split(perm, n_folds)[fold]
-            in_test = np.zeros(len(users), dtype=bool)
-            in_test[test_pos] = True
-            keep = in_test if split == "test" else ~in_test
-            tables = _split_tables(tables, users[keep].astype(object))
+        tables = _bundled_fold(fold, split, n_folds, random_state)
         meta["random_state"] = random_state if isinstance(random_state, int) else None
         meta["missing_predicates"] = ["priorChargeFelony", "priorChargeMisd", "priorChargeOther"]
-        return _assemble(dict(tables), include_compas_score, meta)
+        return _assemble(tables, include_compas_score, meta)
+    tables = _authors_fold(fold, split, data_dir)
+    return _assemble(dict(sorted(tables.items())), include_compas_score, meta)
 
+
+def _bundled_fold(
+    fold: int | None, split: str, n_folds: int, random_state: int | np.random.Generator | None
+) -> dict[str, pd.DataFrame]:
+    """Return the bundled tables, restricted to the users of one seeded fold and split."""
+    tables = _bundled_tables()
+    if fold is not None:
+        users = tables["user"]["user"].to_numpy()
+        perm = as_generator(random_state).permutation(len(users))
+        test_pos = np.array_split(perm, n_folds)[fold]
+        in_test = np.zeros(len(users), dtype=bool)
+        in_test[test_pos] = True
+        keep = in_test if split == "test" else ~in_test
+        tables = _split_tables(tables, users[keep].astype(object))
+    return dict(tables)
+
+
+def _authors_fold(
+    fold: int | None, split: str, data_dir: str | os.PathLike[str] | None
+) -> dict[str, pd.DataFrame]:
+    """Return the authors' tables of one fold and split, or their five test folds together."""
     path = find_local_file("fair-a3sl", _TARBALL, root=data_dir, fix=_FIX)
     every = _authors_tables(str(path), Path(path).stat().st_mtime_ns)
-    if fold is None:
-        names = sorted({name for (_, part, name) in every if part == "test"})
-        tables = {
-            n: pd.concat(
-                [every[str(f), "test", n] for f in range(5) if (str(f), "test", n) in every],
-                ignore_index=True,
-            )
-            for n in names
-        }
-    else:
+    if fold is not None:
         part = "training" if split == "train" else "test"
-        tables = {name: f for (fo, pa, name), f in every.items() if fo == str(fold) and pa == part}
-    return _assemble(dict(sorted(tables.items())), include_compas_score, meta)
+        return {name: f for (fo, pa, name), f in every.items() if fo == str(fold) and pa == part}
+    names = sorted({name for (_, part, name) in every if part == "test"})
+    return {
+        n: pd.concat(
+            [every[str(f), "test", n] for f in range(5) if (str(f), "test", n) in every],
+            ignore_index=True,
+        )
+        for n in names
+    }

@@ -28,6 +28,7 @@ The protected group is the female users' target ``rating`` atoms.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 import numpy as np
@@ -235,6 +236,52 @@ def load_movielens_relational(
     InvalidParameterError
         For parameters out of range.
     """
+    params: dict[str, Any] = {
+        "fold": fold,
+        "split": split,
+        "n_folds": n_folds,
+        "n_neighbours": n_neighbours,
+        "min_overlap": min_overlap,
+        "mf_rank": mf_rank,
+        "mf_reg": mf_reg,
+        "mf_iter": mf_iter,
+        "random_state": random_state,
+    }
+    _check_params(params)
+    ratings = _read_ratings(data_dir)
+    fold_seed, mf_seed = spawn_seeds(random_state, 2)
+    obs, tgt = _fold_positions(len(ratings.v_all), n_folds, fold, split, fold_seed)
+    u_o, i_o, v_o = ratings.u_all[obs], ratings.i_all[obs], ratings.v_all[obs]
+    n_u, n_i = len(ratings.user_ids), len(ratings.item_ids)
+    mf = fit_mf(
+        u_o,
+        i_o,
+        v_o,
+        n_users=n_u,
+        n_items=n_i,
+        rank=mf_rank,
+        reg=mf_reg,
+        n_iter=mf_iter,
+        random_state=mf_seed,
+    )
+    observations = _observations(ratings, obs, tgt, mf, n_neighbours, min_overlap)
+    truth = ratings.pairs(tgt, ratings.v_all[tgt])
+    is_female = ratings.female[ratings.u_all[tgt]] == 1.0
+    target_pairs = truth[["user", "item"]]
+    mf_target = np.clip(mf.predict(ratings.u_all[tgt], ratings.i_all[tgt]), 0.0, 1.0)
+    meta = _metadata(params, float(np.mean((mf_target - ratings.v_all[tgt]) ** 2)))
+    return RelationalData(
+        observations=observations,
+        targets={"rating": target_pairs.copy()},
+        truth={"rating": truth},
+        protected=target_pairs.loc[is_female].reset_index(drop=True),
+        unprotected=target_pairs.loc[~is_female].reset_index(drop=True),
+        metadata=meta,
+    )
+
+
+def _check_params(params: dict[str, Any]) -> None:
+    """Validate the parameters of :func:`load_movielens_relational`."""
     validate_parameter_constraints(
         {
             "fold": [Interval(int, 0, None, closed="left")],
@@ -247,123 +294,137 @@ def load_movielens_relational(
             "mf_iter": [Interval(int, 1, None, closed="left")],
             "random_state": [Interval(int, 0, None, closed="left"), None],
         },
-        {
-            "fold": fold,
-            "split": split,
-            "n_folds": n_folds,
-            "n_neighbours": n_neighbours,
-            "min_overlap": min_overlap,
-            "mf_rank": mf_rank,
-            "mf_reg": mf_reg,
-            "mf_iter": mf_iter,
-            "random_state": random_state,
-        },
+        params,
         "load_movielens_relational",
     )
+    fold, n_folds = params["fold"], params["n_folds"]
     if fold >= n_folds:
         raise InvalidParameterError(
             f"The 'fold' parameter of load_movielens_relational must be in [0, {n_folds - 1}] "
             f"(there are {n_folds} folds). Got {fold} instead."
         )
-    raw = load_movielens_100k(data_dir=data_dir)
-    ratings, users = raw.ratings, raw.users
-    user_ids = np.sort(users["user_id"].to_numpy())
-    item_ids = np.sort(raw.items["item_id"].to_numpy())
-    u_all = np.searchsorted(user_ids, ratings["user_id"].to_numpy())
-    i_all = np.searchsorted(item_ids, ratings["item_id"].to_numpy())
-    v_all = ratings["rating"].to_numpy(dtype=np.float64) / 5.0
-    fold_seed, mf_seed = spawn_seeds(random_state, 2)
-    obs, tgt = _fold_positions(len(ratings), n_folds, fold, split, fold_seed)
-    n_u, n_i = len(user_ids), len(item_ids)
-    u_name = user_ids.astype(str)
-    i_name = item_ids.astype(str)
 
-    def pairs(pos: NDArray[np.int64], value: NDArray[np.float64] | None) -> pd.DataFrame:
-        frame = pd.DataFrame({"user": u_name[u_all[pos]], "item": i_name[i_all[pos]]})
+
+@dataclass(frozen=True)
+class _Ratings:
+    """All MovieLens ratings as user and item indices, with the users' and items' names."""
+
+    user_ids: NDArray[Any]
+    item_ids: NDArray[Any]
+    u_all: NDArray[np.int64]
+    i_all: NDArray[np.int64]
+    v_all: NDArray[np.float64]
+    female: NDArray[np.float64]
+
+    @property
+    def u_name(self) -> NDArray[np.str_]:
+        return self.user_ids.astype(str)
+
+    @property
+    def i_name(self) -> NDArray[np.str_]:
+        return self.item_ids.astype(str)
+
+    def pairs(self, pos: NDArray[np.int64], value: NDArray[np.float64] | None) -> pd.DataFrame:
+        """Return the (user, item) names of the ratings at ``pos``, with a ``value`` column."""
+        frame = pd.DataFrame(
+            {"user": self.u_name[self.u_all[pos]], "item": self.i_name[self.i_all[pos]]}
+        )
         if value is not None:
             frame["value"] = value
         return frame
 
-    u_o, i_o, v_o = u_all[obs], i_all[obs], v_all[obs]
-    mu = float(v_o.mean())
-    cnt_u = np.bincount(u_o, minlength=n_u)
-    cnt_i = np.bincount(i_o, minlength=n_i)
-    avg_u = np.divide(
-        np.bincount(u_o, weights=v_o, minlength=n_u), cnt_u, out=np.full(n_u, mu), where=cnt_u > 0
+
+def _read_ratings(data_dir: str | os.PathLike[str] | None) -> _Ratings:
+    """Read MovieLens 100K: ratings on ``[0, 1]`` as indices into the sorted ids."""
+    raw = load_movielens_100k(data_dir=data_dir)
+    ratings, users = raw.ratings, raw.users
+    user_ids = np.sort(users["user_id"].to_numpy())
+    item_ids = np.sort(raw.items["item_id"].to_numpy())
+    gender = users.set_index("user_id")["gender"].reindex(user_ids).to_numpy()
+    return _Ratings(
+        user_ids=user_ids,
+        item_ids=item_ids,
+        u_all=np.searchsorted(user_ids, ratings["user_id"].to_numpy()),
+        i_all=np.searchsorted(item_ids, ratings["item_id"].to_numpy()),
+        v_all=ratings["rating"].to_numpy(dtype=np.float64) / 5.0,
+        female=(gender == "F").astype(np.float64),
     )
-    avg_i = np.divide(
-        np.bincount(i_o, weights=v_o, minlength=n_i), cnt_i, out=np.full(n_i, mu), where=cnt_i > 0
+
+
+def _mean_by(index: NDArray[np.int64], values: NDArray[np.float64], n: int) -> NDArray[Any]:
+    """Mean of ``values`` per index ``0 .. n-1``; the overall mean where an index has none."""
+    counts = np.bincount(index, minlength=n)
+    mean: NDArray[Any] = np.divide(
+        np.bincount(index, weights=values, minlength=n),
+        counts,
+        out=np.full(n, float(values.mean())),
+        where=counts > 0,
     )
-    mf = fit_mf(
-        u_o,
-        i_o,
-        v_o,
-        n_users=n_u,
-        n_items=n_i,
-        rank=mf_rank,
-        reg=mf_reg,
-        n_iter=mf_iter,
-        random_state=mf_seed,
+    return mean
+
+
+def _similarity_frame(
+    sim: pd.DataFrame, names: NDArray[np.str_], first: str, second: str
+) -> pd.DataFrame:
+    """Name the rows and neighbours of a :func:`pearson_top_k` result."""
+    return pd.DataFrame(
+        {
+            first: names[sim["row"].to_numpy()],
+            second: names[sim["neighbour"].to_numpy()],
+            "value": sim["similarity"].to_numpy(),
+        }
     )
+
+
+def _observations(
+    ratings: _Ratings,
+    obs: NDArray[np.int64],
+    tgt: NDArray[np.int64],
+    mf: RatingModel,
+    n_neighbours: int,
+    min_overlap: int,
+) -> dict[str, pd.DataFrame]:
+    """Return the observed predicates of one fold, derived from the observed ratings ``obs``."""
+    u_o, i_o, v_o = ratings.u_all[obs], ratings.i_all[obs], ratings.v_all[obs]
+    n_u, n_i = len(ratings.user_ids), len(ratings.item_ids)
+    u_name, i_name = ratings.u_name, ratings.i_name
     both = np.concatenate([obs, tgt])
-    mf_pred = np.clip(mf.predict(u_all[both], i_all[both]), 0.0, 1.0)
+    mf_pred = np.clip(mf.predict(ratings.u_all[both], ratings.i_all[both]), 0.0, 1.0)
     user_sim = pearson_top_k(
         u_o, i_o, v_o, n_rows=n_u, n_cols=n_i, k=n_neighbours, min_overlap=min_overlap
     )
     item_sim = pearson_top_k(
         i_o, u_o, v_o, n_rows=n_i, n_cols=n_u, k=n_neighbours, min_overlap=min_overlap
     )
-    gender = users.set_index("user_id")["gender"].reindex(user_ids).to_numpy()
-    female = (gender == "F").astype(np.float64)
-    observations = {
-        "avgItemRating": pd.DataFrame({"item": i_name, "value": avg_i}),
-        "avgUserRating": pd.DataFrame({"user": u_name, "value": avg_u}),
-        "female": pd.DataFrame({"user": u_name, "value": female}),
+    return {
+        "avgItemRating": pd.DataFrame({"item": i_name, "value": _mean_by(i_o, v_o, n_i)}),
+        "avgUserRating": pd.DataFrame({"user": u_name, "value": _mean_by(u_o, v_o, n_u)}),
+        "female": pd.DataFrame({"user": u_name, "value": ratings.female}),
         "item": pd.DataFrame({"item": i_name, "value": 1.0}),
-        "itemPearsonSim": pd.DataFrame(
-            {
-                "item": i_name[item_sim["row"].to_numpy()],
-                "item2": i_name[item_sim["neighbour"].to_numpy()],
-                "value": item_sim["similarity"].to_numpy(),
-            }
-        ),
-        "rating": pairs(obs, v_o),
-        "ratingMF": pairs(both, mf_pred),
-        "reviews": pairs(both, np.ones(len(both))),
+        "itemPearsonSim": _similarity_frame(item_sim, i_name, "item", "item2"),
+        "rating": ratings.pairs(obs, v_o),
+        "ratingMF": ratings.pairs(both, mf_pred),
+        "reviews": ratings.pairs(both, np.ones(len(both))),
         "user": pd.DataFrame({"user": u_name, "value": 1.0}),
-        "userPearsonSim": pd.DataFrame(
-            {
-                "user": u_name[user_sim["row"].to_numpy()],
-                "user2": u_name[user_sim["neighbour"].to_numpy()],
-                "value": user_sim["similarity"].to_numpy(),
-            }
-        ),
+        "userPearsonSim": _similarity_frame(user_sim, u_name, "user", "user2"),
     }
-    truth = pairs(tgt, v_all[tgt])
-    is_female = female[u_all[tgt]] == 1.0
-    target_pairs = truth[["user", "item"]]
-    mf_target = np.clip(mf.predict(u_all[tgt], i_all[tgt]), 0.0, 1.0)
-    meta: dict[str, object] = {
+
+
+def _metadata(params: dict[str, Any], mf_test_mse: float) -> dict[str, object]:
+    """Return the metadata of one fold: its parameters and the factorisation's test MSE."""
+    return {
         "paper": "Zhang & Ramesh (paper 004) §5.3; MovieLens 100K (GroupLens)",
-        "fold": fold,
-        "split": split,
-        "n_folds": n_folds,
-        "random_state": random_state,
+        "fold": params["fold"],
+        "split": params["split"],
+        "n_folds": params["n_folds"],
+        "random_state": params["random_state"],
         "rating_scale": "rating / 5",
-        "n_neighbours": n_neighbours,
-        "min_overlap": min_overlap,
-        "mf": {"rank": mf_rank, "reg": mf_reg, "n_iter": mf_iter},
-        "mf_test_mse": float(np.mean((mf_target - v_all[tgt]) ** 2)),
+        "n_neighbours": params["n_neighbours"],
+        "min_overlap": params["min_overlap"],
+        "mf": {"rank": params["mf_rank"], "reg": params["mf_reg"], "n_iter": params["mf_iter"]},
+        "mf_test_mse": mf_test_mse,
         "fairness_predicate": "rating",
         "task": "rating",
         "favourable": 1,
         "protected_group": "female users' ratings",
     }
-    return RelationalData(
-        observations=observations,
-        targets={"rating": target_pairs.copy()},
-        truth={"rating": truth},
-        protected=target_pairs.loc[is_female].reset_index(drop=True),
-        unprotected=target_pairs.loc[~is_female].reset_index(drop=True),
-        metadata=meta,
-    )

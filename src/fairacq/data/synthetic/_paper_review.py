@@ -11,6 +11,7 @@ a non-high-rank institute is reviewed positively with probability ``theta1 = 0.5
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -121,19 +122,7 @@ def make_paper_review(
     >>> sorted(data.targets), data.fairness_predicate
     (['positiveReviews', 'positiveSummary'], 'positiveSummary')
     """
-    prob = [Interval(float, 0, 1)]
-    validate_parameter_constraints(
-        {
-            "n_papers": [Interval(int, 1, None, closed="left")],
-            "n_reviewers": [Interval(int, 1, None, closed="left")],
-            "n_institutes": [Interval(int, 1, None, closed="left")],
-            "reviewers_per_paper": [Interval(int, 1, None, closed="left")],
-            "theta1": [*prob, None],
-            "theta2": prob,
-            "p_student": prob,
-            "p_high_rank": prob,
-            "preset": [Options(["paper", "authors"])],
-        },
+    q, ps = _check_inputs(
         {
             "n_papers": n_papers,
             "n_reviewers": n_reviewers,
@@ -145,77 +134,18 @@ def make_paper_review(
             "p_high_rank": p_high_rank,
             "preset": preset,
         },
-        "make_paper_review",
+        p_high_quality,
+        p_summary,
     )
-    if reviewers_per_paper > n_reviewers:
-        raise InvalidParameterError(
-            f"make_paper_review: reviewers_per_paper={reviewers_per_paper} exceeds "
-            f"n_reviewers={n_reviewers}; each paper needs distinct reviewers. Add reviewers."
-        )
-    q = np.asarray(p_high_quality, dtype=np.float64)
-    ps = np.asarray(p_summary, dtype=np.float64)
-    if q.shape != (2,) or np.any((q < 0) | (q > 1)):
-        raise InvalidParameterError(
-            "make_paper_review: p_high_quality must be two probabilities (non-student, "
-            f"student). Got {list(p_high_quality)}."
-        )
-    if ps.shape != (reviewers_per_paper + 1,) or np.any((ps < 0) | (ps > 1)):
-        raise InvalidParameterError(
-            f"make_paper_review: p_summary must hold {reviewers_per_paper + 1} probabilities "
-            f"(for 0..{reviewers_per_paper} positive reviews). Got {list(p_summary)}."
-        )
     if theta1 is None:
         theta1 = 0.6 if preset == "authors" else 0.5
     rng = as_generator(random_state)
-
-    # institutes and authors (one paper per author, author i submits paper i)
-    high_rank = rng.random(n_institutes) < p_high_rank
-    if preset == "authors":
-        per_institute = rng.binomial(10, 0.5, size=n_institutes)
-        per_institute[0] += int(per_institute.sum() == 0)  # at least one paper
-        n_papers = int(per_institute.sum())
-        institute_of = rng.permutation(np.repeat(np.arange(n_institutes), per_institute))
-    else:
-        institute_of = rng.integers(0, n_institutes, size=n_papers)
-    student = rng.random(n_papers) < p_student
-    quality = rng.random(n_papers) < np.where(student, q[1], q[0])
-    author_rank = high_rank[institute_of]
-
-    # reviews: distinct random reviewers per paper; Table 2 for each review
+    authors = _sample_authors(rng, preset, n_papers, n_institutes, p_high_rank, p_student, q)
+    n_papers = len(authors.student)
     order = np.argsort(rng.random((n_papers, n_reviewers)), axis=1)[:, :reviewers_per_paper]
-    cpt = np.empty((2, 2, 2))  # indexed [quality, high rank, student]
-    for (qq, hh, ss), p in _REVIEW_CPT.items():
-        cpt[int(qq), int(hh), int(ss)] = p
-    cpt[1, 0, 1], cpt[1, 1, 1] = float(theta1), float(theta2)
-    p_review = cpt[
-        quality.astype(np.int64), author_rank.astype(np.int64), student.astype(np.int64)
-    ]
-    positive = rng.random((n_papers, reviewers_per_paper)) < p_review[:, None]
+    positive = _sample_reviews(rng, authors, reviewers_per_paper, float(theta1), float(theta2))
     summary = rng.random(n_papers) < ps[positive.sum(axis=1)]
-
-    a_ids = _ids("a", n_papers)
-    p_ids = _ids("p", n_papers)
-    r_ids = _ids("r", n_reviewers)
-    i_ids = _ids("i", n_institutes)
-    rev_r = r_ids[order.reshape(-1)]
-    rev_p = np.repeat(p_ids, reviewers_per_paper)
-    one = np.ones(n_papers)
-    columns = {
-        "acceptable": ((p_ids,), quality),
-        "affiliate2HighRank": ((a_ids,), author_rank),
-        "affiliation": ((a_ids, i_ids[institute_of]), one),
-        "author": ((a_ids,), one),
-        "highRank": ((i_ids,), high_rank),
-        "institute": ((i_ids,), np.ones(n_institutes)),
-        "paper": ((p_ids,), one),
-        "positiveReviews": ((rev_r, rev_p), positive.reshape(-1)),
-        "positiveSummary": ((p_ids,), summary),
-        "reviewer": ((r_ids,), np.ones(n_reviewers)),
-        "reviews": ((rev_r, rev_p), np.ones(len(rev_p))),
-        "student": ((a_ids,), student),
-        "submits": ((a_ids, p_ids), one),
-    }
-    tables = {name: _table(name, args, values) for name, (args, values) in columns.items()}
+    tables = _tables(authors, order, positive, summary, n_reviewers)
     metadata: dict[str, object] = {
         "source": "fairacq.data.synthetic.make_paper_review",
         "paper": "Zhang & Ramesh (paper 004) §5.1, Table 2; after Farnadi et al. 2018",
@@ -234,6 +164,143 @@ def make_paper_review(
         "protected": "student_low_rank",
     }
     return _build(tables, _TARGETS, "student_low_rank", metadata)
+
+
+def _check_inputs(
+    params: dict[str, Any], p_high_quality: tuple[float, float], p_summary: Sequence[float]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Validate the parameters of :func:`make_paper_review`; return the two probability arrays."""
+    prob = [Interval(float, 0, 1)]
+    validate_parameter_constraints(
+        {
+            "n_papers": [Interval(int, 1, None, closed="left")],
+            "n_reviewers": [Interval(int, 1, None, closed="left")],
+            "n_institutes": [Interval(int, 1, None, closed="left")],
+            "reviewers_per_paper": [Interval(int, 1, None, closed="left")],
+            "theta1": [*prob, None],
+            "theta2": prob,
+            "p_student": prob,
+            "p_high_rank": prob,
+            "preset": [Options(["paper", "authors"])],
+        },
+        params,
+        "make_paper_review",
+    )
+    reviewers_per_paper, n_reviewers = params["reviewers_per_paper"], params["n_reviewers"]
+    if reviewers_per_paper > n_reviewers:
+        raise InvalidParameterError(
+            f"make_paper_review: reviewers_per_paper={reviewers_per_paper} exceeds "
+            f"n_reviewers={n_reviewers}; each paper needs distinct reviewers. Add reviewers."
+        )
+    q = np.asarray(p_high_quality, dtype=np.float64)
+    ps = np.asarray(p_summary, dtype=np.float64)
+    if q.shape != (2,) or np.any((q < 0) | (q > 1)):
+        raise InvalidParameterError(
+            "make_paper_review: p_high_quality must be two probabilities (non-student, "
+            f"student). Got {list(p_high_quality)}."
+        )
+    if ps.shape != (reviewers_per_paper + 1,) or np.any((ps < 0) | (ps > 1)):
+        raise InvalidParameterError(
+            f"make_paper_review: p_summary must hold {reviewers_per_paper + 1} probabilities "
+            f"(for 0..{reviewers_per_paper} positive reviews). Got {list(p_summary)}."
+        )
+    return q, ps
+
+
+@dataclass(frozen=True)
+class _Authors:
+    """Institutes and authors; author ``i`` submits paper ``i``."""
+
+    high_rank: NDArray[np.bool_]  # per institute
+    institute_of: NDArray[np.int64]  # per author
+    student: NDArray[np.bool_]  # per author
+    quality: NDArray[np.bool_]  # per paper
+
+    @property
+    def author_rank(self) -> NDArray[np.bool_]:
+        """Whether each author's institute is high rank."""
+        rank: NDArray[np.bool_] = self.high_rank[self.institute_of]
+        return rank
+
+
+def _sample_authors(
+    rng: np.random.Generator,
+    preset: str,
+    n_papers: int,
+    n_institutes: int,
+    p_high_rank: float,
+    p_student: float,
+    q: NDArray[np.float64],
+) -> _Authors:
+    """Draw the institutes' ranks, the authors' institutes and status and the papers' quality."""
+    high_rank = rng.random(n_institutes) < p_high_rank
+    if preset == "authors":
+        per_institute = rng.binomial(10, 0.5, size=n_institutes)
+        per_institute[0] += int(per_institute.sum() == 0)  # at least one paper
+        n_papers = int(per_institute.sum())
+        institute_of = rng.permutation(np.repeat(np.arange(n_institutes), per_institute))
+    else:
+        institute_of = rng.integers(0, n_institutes, size=n_papers)
+    student = rng.random(n_papers) < p_student
+    quality = rng.random(n_papers) < np.where(student, q[1], q[0])
+    return _Authors(high_rank, institute_of, student, quality)
+
+
+def _sample_reviews(
+    rng: np.random.Generator,
+    authors: _Authors,
+    reviewers_per_paper: int,
+    theta1: float,
+    theta2: float,
+) -> NDArray[np.bool_]:
+    """Draw whether each review is positive, by Table 2; shape (n_papers, reviewers_per_paper)."""
+    cpt = np.empty((2, 2, 2))  # indexed [quality, high rank, student]
+    for (qq, hh, ss), p in _REVIEW_CPT.items():
+        cpt[int(qq), int(hh), int(ss)] = p
+    cpt[1, 0, 1], cpt[1, 1, 1] = theta1, theta2
+    p_review = cpt[
+        authors.quality.astype(np.int64),
+        authors.author_rank.astype(np.int64),
+        authors.student.astype(np.int64),
+    ]
+    positive: NDArray[np.bool_] = (
+        rng.random((len(p_review), reviewers_per_paper)) < p_review[:, None]
+    )
+    return positive
+
+
+def _tables(
+    authors: _Authors,
+    order: NDArray[np.int64],
+    positive: NDArray[np.bool_],
+    summary: NDArray[np.bool_],
+    n_reviewers: int,
+) -> dict[str, pd.DataFrame]:
+    """Return one table per predicate; ``order`` holds each paper's reviewers."""
+    n_papers, n_institutes = len(authors.student), len(authors.high_rank)
+    a_ids = _ids("a", n_papers)
+    p_ids = _ids("p", n_papers)
+    r_ids = _ids("r", n_reviewers)
+    i_ids = _ids("i", n_institutes)
+    rev_r = r_ids[order.reshape(-1)]
+    rev_p = np.repeat(p_ids, order.shape[1])
+    one = np.ones(n_papers)
+    columns = {
+        "acceptable": ((p_ids,), authors.quality),
+        "affiliate2HighRank": ((a_ids,), authors.author_rank),
+        "affiliation": ((a_ids, i_ids[authors.institute_of]), one),
+        "author": ((a_ids,), one),
+        "highRank": ((i_ids,), authors.high_rank),
+        "institute": ((i_ids,), np.ones(n_institutes)),
+        "paper": ((p_ids,), one),
+        "positiveReviews": ((rev_r, rev_p), positive.reshape(-1)),
+        "positiveSummary": ((p_ids,), summary),
+        "reviewer": ((r_ids,), np.ones(n_reviewers)),
+        "reviews": ((rev_r, rev_p), np.ones(len(rev_p))),
+        "student": ((a_ids,), authors.student),
+        "submits": ((a_ids, p_ids), one),
+    }
+    return {name: _table(name, args, values) for name, (args, values) in columns.items()}
 
 
 def _ids(prefix: str, n: int) -> NDArray[np.object_]:

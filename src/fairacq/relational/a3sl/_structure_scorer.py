@@ -299,7 +299,6 @@ class StructureScorer:
 
     # ------------------------------------------------------------------ the pipeline
     def _score(self, clauses: tuple[Clause, ...]) -> ScoreDetail:
-        from fairacq.relational.a3sl._fairness_priors import FairnessPrior
         from fairacq.relational.hlmrf._database import Database
         from fairacq.relational.hlmrf._grounding import ground
         from fairacq.relational.inference._fairness import fairness_constraints
@@ -336,8 +335,25 @@ class StructureScorer:
 
         pred_frame = self._target_frame(model, values)
         data_term = self._data_term(model, values, truth, pred_frame)
-        penalties: dict[str, float] = {}
+        penalties = self._length_penalties(clauses, weights)
+        penalties.update(self._prior_penalties(model, values, truth, (protected, unprotected)))
+        reward = data_term - sum(penalties.values())
+        return ScoreDetail(
+            reward=float(reward),
+            data_term=float(data_term),
+            penalties=penalties,
+            rules=self.space.render_rules(clauses, weights.tolist()),
+            weights=weights,
+            predictions=pred_frame,
+            max_violation=float(result.max_violation),
+        )
+
+    def _length_penalties(
+        self, clauses: tuple[Clause, ...], weights: NDArray[np.float64]
+    ) -> dict[str, float]:
+        """Return the length, number and semantic penalties of ``clauses``."""
         cfg = self.config
+        penalties: dict[str, float] = {}
         if clauses:
             penalties["len"] = cfg.alpha_len * float(np.mean([c.length for c in clauses]))
         penalties["num"] = cfg.alpha_num * len(clauses)
@@ -350,29 +366,32 @@ class StructureScorer:
                 dtype=np.float64,
             )
             penalties["sem"] = cfg.alpha_sem * float(dist @ weights[: len(dist)])
-        for measure, alpha in cfg.priors:
+        return penalties
+
+    def _prior_penalties(
+        self,
+        model: GroundModel,
+        values: NDArray[np.float64],
+        truth: NDArray[np.float64],
+        groups: tuple[NDArray[np.int64], NDArray[np.int64]],
+    ) -> dict[str, float]:
+        """Return the fairness prior penalties of the MAP ``values``, keyed by prior name."""
+        from fairacq.relational.a3sl._fairness_priors import FairnessPrior
+
+        penalties: dict[str, float] = {}
+        for measure, alpha in self.config.priors:
             items = None
             if measure == "overestimation":
                 items = np.array([args[-1] for args in model.variables["args"]], dtype=object)
             prior = FairnessPrior(
                 measure,  # type: ignore[arg-type]
                 truth,
-                protected,
-                unprotected,
+                *groups,
                 alpha=alpha,
                 items=items,
             )
             penalties[prior.name] = prior(values)
-        reward = data_term - sum(penalties.values())
-        return ScoreDetail(
-            reward=float(reward),
-            data_term=float(data_term),
-            penalties=penalties,
-            rules=self.space.render_rules(clauses, weights.tolist()),
-            weights=weights,
-            predictions=pred_frame,
-            max_violation=float(result.max_violation),
-        )
+        return penalties
 
     def _truth_vector(self, model: GroundModel) -> NDArray[np.float64]:
         """Truth of every model variable (NaN where none is known: weight learning rejects)."""

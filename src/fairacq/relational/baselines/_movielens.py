@@ -10,6 +10,7 @@ non-parity and overestimation unfairness), by full-batch Adam.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -93,15 +94,7 @@ def fit_fair_mf(
     InvalidDataError
         If ``protected`` has the wrong length or a group has no rating.
     """
-    for name, value in (("lam_parity", lam_parity), ("lam_over", lam_over)):
-        if not (isinstance(value, (int, float)) and np.isfinite(value) and value >= 0):
-            raise InvalidParameterError(
-                f"The '{name}' parameter of fit_fair_mf must be a float >= 0. Got {value!r}."
-            )
-    if not isinstance(n_epochs, int) or n_epochs < 0 or not (lr > 0):
-        raise InvalidParameterError(
-            f"fit_fair_mf: n_epochs must be an int >= 0 and lr > 0. Got {n_epochs!r}, {lr!r}."
-        )
+    _check_fair_mf_options(lam_parity, lam_over, n_epochs, lr)
     u = np.asarray(users, dtype=np.int64).reshape(-1)
     i = np.asarray(items, dtype=np.int64).reshape(-1)
     r = np.asarray(ratings, dtype=np.float64).reshape(-1)
@@ -122,53 +115,101 @@ def fit_fair_mf(
     import torch
 
     torch.set_num_threads(1)
-    dt = torch.float64
     params = [
-        torch.tensor(x, dtype=dt, requires_grad=True)
-        for x in (
-            start.user_bias,
-            start.item_bias,
-            start.user_factors,
-            start.item_factors,
-        )
+        torch.tensor(x, dtype=torch.float64, requires_grad=True)
+        for x in (start.user_bias, start.item_bias, start.user_factors, start.item_factors)
     ]
-    bu, bi, p, q = params
-    tu, ti = torch.as_tensor(u), torch.as_tensor(i)
-    tr = torch.tensor(r, dtype=dt)
-    tg = torch.as_tensor(g)
-    n = float(len(r))
-    # Items rated by both groups, and each group's rating count per item.
-    cnt = np.zeros((2, n_items))
-    np.add.at(cnt, (g.astype(np.int64), i), 1.0)
-    both = torch.as_tensor((cnt[0] > 0) & (cnt[1] > 0))
-    cnt_t = torch.as_tensor(np.maximum(cnt, 1.0), dtype=dt)
+    loss = _FairMFLoss.build(u, i, r, g, n_items, reg, lam_parity, lam_over)
     opt = torch.optim.Adam(params, lr=lr)
     mu = float(start.global_mean)
     for _ in range(n_epochs):
         opt.zero_grad()
+        loss(mu, *params).backward()
+        opt.step()
+    bu, bi, p, q = (x.detach().numpy().copy() for x in params)
+    return BiasedMF(mu, bu, bi, p, q)
+
+
+def _check_fair_mf_options(lam_parity: float, lam_over: float, n_epochs: int, lr: float) -> None:
+    for name, value in (("lam_parity", lam_parity), ("lam_over", lam_over)):
+        if not (isinstance(value, (int, float)) and np.isfinite(value) and value >= 0):
+            raise InvalidParameterError(
+                f"The '{name}' parameter of fit_fair_mf must be a float >= 0. Got {value!r}."
+            )
+    if not isinstance(n_epochs, int) or n_epochs < 0 or not (lr > 0):
+        raise InvalidParameterError(
+            f"fit_fair_mf: n_epochs must be an int >= 0 and lr > 0. Got {n_epochs!r}, {lr!r}."
+        )
+
+
+@dataclass(frozen=True)
+class _FairMFLoss:
+    """Fair-MF's objective on the training ratings, as torch tensors."""
+
+    tu: Any
+    ti: Any
+    tr: Any
+    tg: Any  # protected flag of each rating
+    both: Any  # items rated by both groups
+    cnt_t: Any  # each group's rating count per item (at least 1), row 1: protected
+    n_items: int
+    reg: float
+    lam_parity: float
+    lam_over: float
+
+    @classmethod
+    def build(
+        cls,
+        u: NDArray[np.int64],
+        i: NDArray[np.int64],
+        r: NDArray[np.float64],
+        g: NDArray[np.bool_],
+        n_items: int,
+        reg: float,
+        lam_parity: float,
+        lam_over: float,
+    ) -> _FairMFLoss:
+        """Hold the ratings ``(u, i, r)`` and the protected flags ``g`` of the ratings."""
+        import torch
+
+        cnt = np.zeros((2, n_items))
+        np.add.at(cnt, (g.astype(np.int64), i), 1.0)
+        return cls(
+            tu=torch.as_tensor(u),
+            ti=torch.as_tensor(i),
+            tr=torch.tensor(r, dtype=torch.float64),
+            tg=torch.as_tensor(g),
+            both=torch.as_tensor((cnt[0] > 0) & (cnt[1] > 0)),
+            cnt_t=torch.as_tensor(np.maximum(cnt, 1.0), dtype=torch.float64),
+            n_items=n_items,
+            reg=reg,
+            lam_parity=lam_parity,
+            lam_over=lam_over,
+        )
+
+    def __call__(self, mu: float, bu: Any, bi: Any, p: Any, q: Any) -> Any:
+        """Return the loss at biases ``bu``, ``bi`` and factors ``p``, ``q``."""
+        import torch
+
+        tu, ti, tg, reg = self.tu, self.ti, self.tg, self.reg
+        n = float(len(self.tr))
         pred = mu + bu[tu] + bi[ti] + (p[tu] * q[ti]).sum(dim=1)
-        err = pred - tr
+        err = pred - self.tr
         loss = (err**2).sum() / n
         loss = loss + reg * ((p[tu] ** 2).sum() + (q[ti] ** 2).sum()) / n
         loss = loss + reg * ((bu[tu] ** 2).sum() + (bi[ti] ** 2).sum()) / n
-        if lam_parity > 0:
-            loss = loss + lam_parity * torch.abs(pred[tg].mean() - pred[~tg].mean())
-        if lam_over > 0:
+        if self.lam_parity > 0:
+            loss = loss + self.lam_parity * torch.abs(pred[tg].mean() - pred[~tg].mean())
+        if self.lam_over > 0:
             over = []
             for flag in (True, False):
                 sel = tg if flag else ~tg
-                per_item = torch.zeros(n_items, dtype=dt).index_add(0, ti[sel], err[sel])
-                over.append(torch.relu(per_item / cnt_t[int(flag)]))
-            loss = loss + lam_over * torch.abs(over[1] - over[0])[both].mean()
-        loss.backward()  # type: ignore[no-untyped-call]
-        opt.step()
-    return BiasedMF(
-        mu,
-        bu.detach().numpy().copy(),
-        bi.detach().numpy().copy(),
-        p.detach().numpy().copy(),
-        q.detach().numpy().copy(),
-    )
+                per_item = torch.zeros(self.n_items, dtype=torch.float64).index_add(
+                    0, ti[sel], err[sel]
+                )
+                over.append(torch.relu(per_item / self.cnt_t[int(flag)]))
+            loss = loss + self.lam_over * torch.abs(over[1] - over[0])[self.both].mean()
+        return loss
 
 
 def movielens_baseline(

@@ -204,77 +204,132 @@ def admm_map(
     """
     _check_params(rho, max_iter, eps_abs, eps_rel)
     start = time.perf_counter()
-    n = model.n_variables
-    z = _initial_values(init, n)
+    z = _initial_values(init, model.n_variables)
     terms = _build_terms(model)
     n_copies = len(terms.coef)
     if n_copies == 0:
-        return MapResult(
-            values=z,
-            objective=model.objective(z),
-            max_violation=model.max_violation(z),
-            primal_residual=0.0,
-            dual_residual=0.0,
-            n_iter=0,
-            converged=True,
-            seconds=time.perf_counter() - start,
-        )
-    lin_end, sq_end, ineq_end, _ = terms.bounds
-    col, coef, row, count = terms.col, terms.coef, terms.row, terms.count
-    # Row sums of per-copy values as one sparse product: rowsum(coef * v) == row_sum @ v.
-    row_sum = sp.csr_array(
-        (coef, np.arange(n_copies), terms.indptr), shape=(len(terms.norm2), n_copies)
-    )
-    norm2 = terms.norm2
-    # Per-row constants of the closed-form local minimisers.
-    lin_cap = terms.weight[:lin_end] / rho  # largest step of a linear hinge
-    sq_gain = 2.0 * terms.weight[lin_end:sq_end] / rho
-    sq_shrink = sq_gain / (1.0 + sq_gain * norm2[lin_end:sq_end])
-    inv_norm2 = 1.0 / norm2
-    has_copy = count > 0
-    safe_count = np.where(has_copy, count, 1.0)
-    sqrt_p_eps = np.sqrt(n_copies) * eps_abs
-
-    x = z[col]
+        return _result(model, z, (0.0, 0.0), 0, True, start)
+    steps = _steps(terms, rho, np.sqrt(n_copies) * eps_abs, eps_rel)
     u = np.zeros(n_copies)
-    t = np.empty(len(norm2))
-    primal = dual = np.inf
+    t = np.empty(len(terms.norm2))
+    residuals = (np.inf, np.inf)
     converged = False
     iteration = 0
     for iteration in range(1, max_iter + 1):  # noqa: B007 - the count is reported
-        # Local step: x = argmin f_j(x) + rho/2 ||x - v||^2 with v = z - u, per row.
-        v = z[col] - u
-        f = row_sum @ v + terms.const
-        f_lin = f[:lin_end]
-        t[:lin_end] = np.clip(f_lin * inv_norm2[:lin_end], 0.0, lin_cap)
-        t[lin_end:sq_end] = np.maximum(f[lin_end:sq_end], 0.0) * sq_shrink
-        t[sq_end:ineq_end] = np.maximum(f[sq_end:ineq_end], 0.0) * inv_norm2[sq_end:ineq_end]
-        t[ineq_end:] = f[ineq_end:] * inv_norm2[ineq_end:]
-        x = v - t[row] * coef
-        # Consensus step: mean of x + u over the copies of each variable, clipped to [0, 1].
-        total = np.bincount(col, weights=x + u, minlength=n)
-        z_new = np.where(has_copy, np.clip(total / safe_count, 0.0, 1.0), z)
+        x = _local_step(steps, z, u, t)
+        z_new = _consensus(steps, x, u, z)
         # Dual step and residuals.
-        r = x - z_new[col]
+        r = x - z_new[terms.col]
         u += r
         dz = z_new - z
         z = z_new
-        primal = float(np.sqrt(r @ r))
-        dual = rho * float(np.sqrt(count @ (dz * dz)))
-        eps_primal = sqrt_p_eps + eps_rel * max(
-            float(np.sqrt(x @ x)), float(np.sqrt(count @ (z * z)))
-        )
-        eps_dual = sqrt_p_eps + eps_rel * rho * float(np.sqrt(u @ u))
-        if primal <= eps_primal and dual <= eps_dual:
-            converged = True
+        residuals, converged = _stopping_test(steps, x, z, u, r, dz)
+        if converged:
             break
+    return _result(model, z, residuals, iteration, converged, start)
+
+
+@dataclass(frozen=True)
+class _Steps:
+    """The terms with the per-row and per-variable constants of the ADMM updates."""
+
+    terms: _Terms
+    row_sum: Any  # rowsum(coef * v) == row_sum @ v: row sums of per-copy values
+    lin_cap: NDArray[np.float64]  # largest step of a linear hinge
+    sq_shrink: NDArray[np.float64]
+    inv_norm2: NDArray[np.float64]
+    has_copy: NDArray[np.bool_]
+    safe_count: NDArray[np.float64]
+    rho: float
+    sqrt_p_eps: float
+    eps_rel: float
+
+
+def _steps(terms: _Terms, rho: float, sqrt_p_eps: float, eps_rel: float) -> _Steps:
+    """Set up the per-row constants of the closed-form local minimisers."""
+    n_copies = len(terms.coef)
+    lin_end, sq_end, _, _ = terms.bounds
+    norm2 = terms.norm2
+    sq_gain = 2.0 * terms.weight[lin_end:sq_end] / rho
+    has_copy = terms.count > 0
+    return _Steps(
+        terms=terms,
+        row_sum=sp.csr_array(
+            (terms.coef, np.arange(n_copies), terms.indptr), shape=(len(norm2), n_copies)
+        ),
+        lin_cap=terms.weight[:lin_end] / rho,
+        sq_shrink=sq_gain / (1.0 + sq_gain * norm2[lin_end:sq_end]),
+        inv_norm2=1.0 / norm2,
+        has_copy=has_copy,
+        safe_count=np.where(has_copy, terms.count, 1.0),
+        rho=rho,
+        sqrt_p_eps=float(sqrt_p_eps),
+        eps_rel=eps_rel,
+    )
+
+
+def _local_step(
+    steps: _Steps, z: NDArray[np.float64], u: NDArray[np.float64], t: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Return x = argmin f_j(x) + rho/2 ||x - v||^2 with v = z - u, per row (``t``: scratch)."""
+    terms, inv_norm2 = steps.terms, steps.inv_norm2
+    lin_end, sq_end, ineq_end, _ = terms.bounds
+    v = z[terms.col] - u
+    f = steps.row_sum @ v + terms.const
+    f_lin = f[:lin_end]
+    t[:lin_end] = np.clip(f_lin * inv_norm2[:lin_end], 0.0, steps.lin_cap)
+    t[lin_end:sq_end] = np.maximum(f[lin_end:sq_end], 0.0) * steps.sq_shrink
+    t[sq_end:ineq_end] = np.maximum(f[sq_end:ineq_end], 0.0) * inv_norm2[sq_end:ineq_end]
+    t[ineq_end:] = f[ineq_end:] * inv_norm2[ineq_end:]
+    x: NDArray[np.float64] = v - t[terms.row] * terms.coef
+    return x
+
+
+def _consensus(
+    steps: _Steps, x: NDArray[np.float64], u: NDArray[np.float64], z: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Return the mean of x + u over the copies of each variable, clipped to [0, 1]."""
+    total = np.bincount(steps.terms.col, weights=x + u, minlength=len(z))
+    z_new: NDArray[np.float64] = np.where(
+        steps.has_copy, np.clip(total / steps.safe_count, 0.0, 1.0), z
+    )
+    return z_new
+
+
+def _stopping_test(
+    steps: _Steps,
+    x: NDArray[np.float64],
+    z: NDArray[np.float64],
+    u: NDArray[np.float64],
+    r: NDArray[np.float64],
+    dz: NDArray[np.float64],
+) -> tuple[tuple[float, float], bool]:
+    """Return the primal and dual residuals and whether both are within PSL's tolerances."""
+    count, rho, eps_rel = steps.terms.count, steps.rho, steps.eps_rel
+    primal = float(np.sqrt(r @ r))
+    dual = rho * float(np.sqrt(count @ (dz * dz)))
+    eps_primal = steps.sqrt_p_eps + eps_rel * max(
+        float(np.sqrt(x @ x)), float(np.sqrt(count @ (z * z)))
+    )
+    eps_dual = steps.sqrt_p_eps + eps_rel * rho * float(np.sqrt(u @ u))
+    return (primal, dual), primal <= eps_primal and dual <= eps_dual
+
+
+def _result(
+    model: GroundModel,
+    z: NDArray[np.float64],
+    residuals: tuple[float, float],
+    n_iter: int,
+    converged: bool,
+    start: float,
+) -> MapResult:
     return MapResult(
         values=z,
         objective=model.objective(z),
         max_violation=model.max_violation(z),
-        primal_residual=primal,
-        dual_residual=dual,
-        n_iter=iteration,
+        primal_residual=residuals[0],
+        dual_residual=residuals[1],
+        n_iter=n_iter,
         converged=converged,
         seconds=time.perf_counter() - start,
     )
