@@ -92,3 +92,25 @@ def test_registry():
     assert "demo-datasift" in names
     with pytest.raises(UnknownNameError, match="Did you mean 'demo-datasift'"):
         get_experiment("demo-datasfit")
+
+
+def test_a_rerun_with_fewer_trials_leaves_no_old_trace_behind(tmp_path: Path) -> None:
+    from fairacq import TraceRecorder
+    from fairacq.experiments import ExperimentResult
+
+    def result(n_trials: int) -> ExperimentResult:
+        traces = []
+        for seed in range(n_trials):
+            rec = TraceRecorder(method="m", config={}, random_state=seed)
+            rec.record(cost=1.0, accuracy=0.5)
+            traces.append(rec.finish())
+        return ExperimentResult(experiment="x", preset="quick", traces={"m": traces})
+
+    result(3).write(tmp_path)
+    (tmp_path / "traces" / "notes.txt").write_text("mine")  # not a trace: kept
+    result(1).write(tmp_path)
+    assert sorted(p.name for p in (tmp_path / "traces").iterdir()) == [
+        "m-trial0.json",
+        "m-trial0.parquet",
+        "notes.txt",
+    ]

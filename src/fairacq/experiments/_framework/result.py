@@ -70,9 +70,7 @@ class ExperimentResult:
         """
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
-        for method, trials in self.traces.items():
-            for i, trace in enumerate(trials):
-                trace.save(out / "traces" / f"{_slug(method)}-trial{i}")
+        self._write_traces(out / "traces")
         names = []
         for stem, fig in self.figures.items():
             name = f"{_slug(stem)}.png"
@@ -96,6 +94,25 @@ class ExperimentResult:
             verdicts=self.verdicts,
         )
         return out
+
+    def _write_traces(self, folder: Path) -> None:
+        """Write every trial's trace and remove the traces an earlier run left in ``folder``.
+
+        A re-run with fewer seeds or methods would otherwise leave old traces beside the new
+        summary. Only ``<name>.parquet`` / ``<name>.json`` pairs are removed, nothing else.
+        """
+        written: set[str] = set()
+        for method, trials in self.traces.items():
+            for i, trace in enumerate(trials):
+                name = f"{_slug(method)}-trial{i}"
+                trace.save(folder / name)
+                written.add(name)
+        if not folder.is_dir():
+            return
+        for stale in folder.glob("*.parquet"):
+            if stale.stem not in written and stale.with_suffix(".json").exists():
+                stale.unlink()
+                stale.with_suffix(".json").unlink()
 
     def value(self, **match: Any) -> float:
         """Return the single row value matching all ``key=value`` pairs."""
