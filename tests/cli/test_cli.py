@@ -419,3 +419,15 @@ def test_a_budget_that_is_neither_a_fraction_nor_a_count_exits_2(tmp_path):
     out = runner.invoke(app, ["acquire", "--budget", "1.5", "--out", str(tmp_path / "o")])
     assert out.exit_code == 2
     assert "neither a fraction in (0, 1] nor a whole number" in out.output
+
+
+@pytest.mark.parametrize("flag", ["--alpha", "--gamma"])
+def test_alpha_for_a_proxy_that_ignores_it_exits_2(flag, tmp_path):
+    out = runner.invoke(
+        app,
+        ["filter", "fit", "--dataset", "german", "--sensitive", "sex", "--proxy", "qp-tree",
+         flag, "0.05", "--out", str(tmp_path / "p.json")],
+    )  # fmt: skip
+    assert out.exit_code == 2
+    assert f"{flag} applies to the (alpha, beta)-proxy only" in out.output
+    assert not (tmp_path / "p.json").exists()

@@ -47,8 +47,14 @@ def fit_cmd(
         ),
     ] = "race",
     proxy: Annotated[str, typer.Option(help=", ".join(_PROXIES) + ".")] = "alpha-beta",
-    alpha: Annotated[float, typer.Option(help="Disclosivity allowed, in [0, 1].")] = 0.2,
-    gamma: Annotated[float, typer.Option(help="Progress parameter of Algorithm 4.")] = 0.1,
+    alpha: Annotated[
+        float | None,
+        typer.Option(help="Disclosivity allowed, in [0, 1] (alpha-beta only; default 0.2)."),
+    ] = None,
+    gamma: Annotated[
+        float | None,
+        typer.Option(help="Progress parameter of Algorithm 4 (alpha-beta only; default 0.1)."),
+    ] = None,
     out: Annotated[Path, typer.Option(help="Where to write the proxy (JSON).")] = Path(
         "proxy.json"
     ),
@@ -61,8 +67,7 @@ def fit_cmd(
     from fairacq.data import load_dataset
     from fairacq.filtering import UnreachableTargetWarning, fit_proxy, save_proxy
 
-    if not 0.0 <= alpha <= 1.0:
-        raise fail(f"--alpha must be in [0, 1], got {alpha}.")
+    alpha, gamma = _alpha_beta_options(proxy, alpha, gamma)
     attrs = _split_attrs(sensitive)
     with user_errors():
         check_output_file(out, option="--out")
@@ -148,3 +153,20 @@ def apply_cmd(
 def _plain(value: Any) -> Any:
     """Return a JSON-ready Python scalar."""
     return value.item() if hasattr(value, "item") else value
+
+
+def _alpha_beta_options(
+    proxy: str, alpha: float | None, gamma: float | None
+) -> tuple[float, float]:
+    """Return (alpha, gamma); refuse them for a proxy that does not take them."""
+    if proxy != "alpha-beta" and (alpha is not None or gamma is not None):
+        flag = "--alpha" if alpha is not None else "--gamma"
+        raise fail(
+            f"{flag} applies to the (alpha, beta)-proxy only; the {proxy} proxy does not "
+            "bound disclosivity (its alpha is reported after fitting). Drop "
+            f"{flag} or use --proxy alpha-beta."
+        )
+    alpha = 0.2 if alpha is None else alpha
+    if not 0.0 <= alpha <= 1.0:
+        raise fail(f"--alpha must be in [0, 1], got {alpha}.")
+    return alpha, 0.1 if gamma is None else gamma
