@@ -210,6 +210,8 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
     typer.Exit
         (exit code 2) when an item has no ``=`` or names a field twice.
     """
+    from fairacq.experiments._framework.config import lists_to_tuples
+
     out: dict[str, Any] = {}
     for item in items:
         field, sep, text = item.partition("=")
@@ -222,10 +224,5 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
             value = json.loads(text)
         except json.JSONDecodeError:
             value = text
-        out[field] = _lists_to_tuples(value)
+        out[field] = lists_to_tuples(value)
     return out
-
-
-def _lists_to_tuples(value: Any) -> Any:
-    """Turn JSON lists (nested too) into tuples, as config fields hold sequences."""
-    return tuple(_lists_to_tuples(v) for v in value) if isinstance(value, list) else value
