@@ -29,6 +29,7 @@ from fairacq.exceptions import (
     MissingDependencyError,
     NotFittedError,
     ResourceLimitError,
+    ResultWarning,
     UnknownNameError,
 )
 
@@ -48,6 +49,7 @@ __all__ = [
     "MissingDependencyError",
     "NotFittedError",
     "ResourceLimitError",
+    "ResultWarning",
     "Trace",
     "TraceRecorder",
     "UnknownNameError",

@@ -26,6 +26,7 @@ __all__ = [
     "MissingDependencyError",
     "NotFittedError",
     "ResourceLimitError",
+    "ResultWarning",
     "UnknownNameError",
 ]
 
@@ -64,3 +65,11 @@ class ResourceLimitError(FairacqError, ValueError):
 
 class MissingDependencyError(FairacqError, ImportError):
     """An optional dependency is needed but not installed."""
+
+
+class ResultWarning(UserWarning):
+    """A run finished but its result is not what was asked.
+
+    A one-class model, a bound missed on the test data, exploration not decayed, groups too
+    small to trust: the run's summary records each one.
+    """

@@ -23,7 +23,15 @@ from fairacq._lazy import lazy_exports as _lazy_exports
 
 if TYPE_CHECKING:
     from fairacq.data import relational, splits, synthetic
+    from fairacq.data._columns import (
+        PreparedTable,
+        TableColumns,
+        columns_from_options,
+        encode_label,
+        prepare_table,
+    )
     from fairacq.data._dataset import FairDataset, encode_groups
+    from fairacq.data._encoder import TableEncoder
     from fairacq.data._table import (
         TABLE_SUFFIXES,
         check_table_file,
@@ -74,15 +82,20 @@ __all__ = [
     "DatasetNotFoundError",
     "FairDataset",
     "MovieLens100k",
+    "PreparedTable",
     "RelationalData",
+    "TableColumns",
+    "TableEncoder",
     "TrainTestSplit",
     "TrainValTestSplit",
     "cache_dir",
     "check_table_file",
+    "columns_from_options",
     "data_dir",
     "dataset_from_frame",
     "dataset_info",
     "encode_groups",
+    "encode_label",
     "fetch_dataset",
     "is_available_offline",
     "kfold_splits",
@@ -99,6 +112,7 @@ __all__ = [
     "load_taiwan_credit",
     "load_toy",
     "one_hot_encode",
+    "prepare_table",
     "read_dataset",
     "read_table",
     "relational",
@@ -113,6 +127,12 @@ __all__ = [
 
 # Public name -> the submodule that defines it, imported on first access.
 _LAZY = {
+    "PreparedTable": "fairacq.data._columns",
+    "TableColumns": "fairacq.data._columns",
+    "columns_from_options": "fairacq.data._columns",
+    "encode_label": "fairacq.data._columns",
+    "prepare_table": "fairacq.data._columns",
+    "TableEncoder": "fairacq.data._encoder",
     "cache_dir": "fairacq.data.loaders",
     "check_table_file": "fairacq.data._table",
     "data_dir": "fairacq.data.loaders",

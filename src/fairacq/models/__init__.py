@@ -17,6 +17,8 @@ from fairacq.models._partial import partial_update
 from fairacq.models._registry import (
     LearnerSpec,
     available_learners,
+    describe_learner,
+    is_learner,
     learner_spec,
     make_learner,
 )
@@ -28,8 +30,10 @@ __all__ = [
     "LearnerSpec",
     "audit",
     "available_learners",
+    "describe_learner",
     "evaluate",
     "fit_biased_mf",
+    "is_learner",
     "learner_spec",
     "make_learner",
     "partial_update",

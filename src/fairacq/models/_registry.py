@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -17,8 +18,16 @@ from sklearn.tree import DecisionTreeClassifier
 
 from fairacq._random import derive_int_seed
 from fairacq._validation import did_you_mean
+from fairacq.exceptions import InvalidParameterError
 
-__all__ = ["LearnerSpec", "available_learners", "learner_spec", "make_learner"]
+__all__ = [
+    "LearnerSpec",
+    "available_learners",
+    "describe_learner",
+    "is_learner",
+    "learner_spec",
+    "make_learner",
+]
 
 
 @dataclass(frozen=True)
@@ -133,7 +142,7 @@ def learner_spec(name: str) -> LearnerSpec:
 
 
 def make_learner(
-    name: str,
+    name: Any,
     *,
     random_state: Any = None,
     scale: bool = True,
@@ -144,8 +153,11 @@ def make_learner(
 
     Parameters
     ----------
-    name : str
-        One of :func:`available_learners`.
+    name : str or estimator
+        One of :func:`available_learners`; ``"module:Class"`` (e.g.
+        ``"sklearn.ensemble:HistGradientBoostingClassifier"``), built with ``params`` and not
+        scaled; or a scikit-learn classifier (a :class:`~sklearn.pipeline.Pipeline` too),
+        cloned, its unset ``random_state`` parameters seeded.
     random_state : int, numpy.random.Generator, SeedSequence or None, default=None
         Seeds the learner (one int derived from it).
     scale : bool, default=True
@@ -170,9 +182,88 @@ def make_learner(
     >>> model.predict_proba(ds.to_numpy()).shape
     (200, 2)
     """
-    spec = learner_spec(name)
     seed = derive_int_seed(random_state) if random_state is not None else None
+    if not isinstance(name, str) or ":" in name:
+        return _user_learner(name, seed, params)
+    spec = learner_spec(name)
     clf = spec.build(seed, warm_start and spec.warm_start, **params)
     if not scale:
         return clf
     return Pipeline([("scale", StandardScaler()), ("clf", clf)])
+
+
+def is_learner(value: Any) -> bool:
+    """Whether :func:`make_learner` takes ``value``: a name, ``"module:Class"`` or a classifier."""
+    if isinstance(value, str):
+        return value in _REGISTRY or _IMPORT_PATH.fullmatch(value) is not None
+    return callable(getattr(value, "fit", None)) and callable(
+        getattr(value, "predict_proba", None)
+    )
+
+
+def describe_learner(learner: Any) -> str:
+    """Return a short name for reports: registry name, import path or class name."""
+    if isinstance(learner, str):
+        return learner
+    steps = getattr(learner, "steps", None)
+    if isinstance(steps, list) and steps:
+        return "Pipeline(" + ", ".join(type(step).__name__ for _, step in steps) + ")"
+    return type(learner).__name__
+
+
+_IMPORT_PATH = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
+
+
+def _user_learner(learner: Any, seed: int | None, params: dict[str, Any]) -> Any:
+    """Clone a user's estimator, or build ``module:Class`` with ``params``."""
+    from sklearn.base import clone
+
+    if isinstance(learner, str):
+        learner = _import_class(learner)(**params)
+    elif params:
+        learner = clone(learner).set_params(**params)
+    if not is_learner(learner):
+        raise InvalidParameterError(
+            f"The model {describe_learner(learner)} has no fit/predict_proba. Pass a "
+            "scikit-learn classifier with predict_proba (e.g. LogisticRegression)."
+        )
+    try:
+        model = clone(learner)
+    except TypeError as exc:
+        raise InvalidParameterError(
+            f"Cannot clone the model {describe_learner(learner)} ({exc}). Pass a scikit-learn "
+            "estimator (get_params/set_params), e.g. one built with sklearn.base.BaseEstimator."
+        ) from None
+    if seed is not None:
+        unset = {
+            k: seed
+            for k, v in model.get_params().items()
+            if k.endswith("random_state") and v is None
+        }
+        model.set_params(**unset)
+    return model
+
+
+def _import_class(path: str) -> Any:
+    """Import ``module:Class``; one clear error if it cannot be imported."""
+    import importlib
+
+    if _IMPORT_PATH.fullmatch(path) is None:
+        raise InvalidParameterError(
+            f"--model {path!r} is not module:Class. Write e.g. "
+            "sklearn.ensemble:RandomForestClassifier, or one of " + ", ".join(_REGISTRY) + "."
+        )
+    module_name, class_name = path.split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise InvalidParameterError(
+            f"Cannot import module {module_name!r} for --model {path} ({exc}). Install it or "
+            "check the spelling."
+        ) from None
+    cls = getattr(module, class_name, None)
+    if cls is None:
+        raise InvalidParameterError(
+            f"Module {module_name!r} has no {class_name!r} for --model {path}. Check the name."
+        )
+    return cls
