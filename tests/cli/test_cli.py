@@ -418,7 +418,8 @@ def test_option_values_of_the_wrong_type_or_range_exit_2_in_one_line(args, match
 def test_a_budget_that_is_neither_a_fraction_nor_a_count_exits_2(tmp_path):
     out = runner.invoke(app, ["acquire", "--budget", "1.5", "--out", str(tmp_path / "o")])
     assert out.exit_code == 2
-    assert "neither a fraction in (0, 1] nor a whole number" in out.output
+    assert "is not a size" in out.output
+    assert "20%" in out.output
 
 
 @pytest.mark.parametrize("flag", ["--alpha", "--gamma"])

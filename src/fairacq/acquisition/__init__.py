@@ -12,9 +12,11 @@ loop of :class:`Acquirer` (propose, retrain, measure on validation, keep or drop
 The pool is a :class:`~fairacq.FairDataset` in memory or a :class:`ParquetPool` larger than
 memory, read chunk by chunk (a few bytes per row stay in memory); its blocks are scored
 serially or on a dask cluster (:func:`make_chunk_executor`), with the same acquisition order.
-:func:`read_pool` reads a user's pool file (Parquet streamed, CSV in memory).
+:func:`read_pool` reads a user's pool file (Parquet streamed, CSV in memory), and
+:func:`acquired_rows` hands the acquired rows back with the file's own columns.
 """
 
+from fairacq.acquisition._acquired_rows import acquired_rows, acquisition_steps
 from fairacq.acquisition._acquirer import Acquirer
 from fairacq.acquisition._bandit import (
     BanditPolicy,
@@ -79,6 +81,8 @@ __all__ = [
     "ThompsonPolicy",
     "UCBPolicy",
     "acquire",
+    "acquired_rows",
+    "acquisition_steps",
     "as_pool_source",
     "available_acquirers",
     "available_policies",

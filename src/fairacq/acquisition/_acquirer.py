@@ -21,15 +21,15 @@ from fairacq._base import Strategy
 from fairacq._callbacks import Callback
 from fairacq._loop import run_loop
 from fairacq._trace import Trace
-from fairacq._validation import Interval, Options
+from fairacq._validation import HasMethods, Interval, Options
 from fairacq.acquisition._acquisition_loop import AcquisitionLoop
 from fairacq.acquisition._chunk_map import ChunkExecutor
 from fairacq.acquisition._pool_source import PoolSource, as_pool_source
 from fairacq.acquisition._state import AcquisitionState, Proposal
 from fairacq.data import FairDataset
-from fairacq.exceptions import BudgetError, InvalidDataError
+from fairacq.exceptions import BudgetError, InvalidDataError, InvalidParameterError
 from fairacq.metrics import available
-from fairacq.models import DEFAULT_METRICS, available_learners
+from fairacq.models import DEFAULT_METRICS, available_learners, describe_learner
 
 __all__ = ["Acquirer", "AcquisitionState", "Proposal"]
 
@@ -84,7 +84,7 @@ class Acquirer(Strategy):
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "budget": [Interval(float, 0, None, closed="neither")],
         "batch_size": [Interval(float, 0, None, closed="neither")],
-        "learner": [Options(available_learners())],
+        "learner": [Options(available_learners()), HasMethods(["fit", "predict_proba"])],
         "metric": [Options(available())],
         "track": [list, tuple],
         "tau": [Interval(float, 0, None, closed="left")],
@@ -221,6 +221,7 @@ class Acquirer(Strategy):
             has a single class.
         """
         self._validate_params()
+        self._check_learner()
         source = as_pool_source(pool)
         if costs is None:
             costs = source.costs
@@ -257,8 +258,33 @@ class Acquirer(Strategy):
         return result.trace
 
     # -- helpers ---------------------------------------------------------------------------
+    #: Whether the method computes influence, which needs a model with gradients.
+    _needs_gradients: ClassVar[bool] = False
+
+    def _check_learner(self) -> None:
+        """Refuse, before any work, a user's model this method cannot use."""
+        from fairacq.valuation import has_gradients
+
+        if isinstance(self.learner, str):
+            return
+        name = describe_learner(self.learner)
+        if self._needs_gradients and not has_gradients(self.learner):
+            raise InvalidParameterError(
+                f"{self.method_name} computes influence, which needs a model with gradients "
+                f"(LogisticRegression, a calibrated LinearSVC or MLPClassifier, alone or last "
+                f"in a Pipeline); {name} has none. With this model use random, entropy, "
+                "autodata or datasift."
+            )
+        if self.refit == "partial" and not hasattr(self.learner, "partial_fit"):
+            raise InvalidParameterError(
+                f"refit='partial' updates the model with partial_fit, which {name} lacks. "
+                "Use refit='scratch'."
+            )
+
     def _config(self) -> dict[str, Any]:
-        return {k: v for k, v in self.get_params(deep=False).items() if k != "random_state"}
+        config = {k: v for k, v in self.get_params(deep=False).items() if k != "random_state"}
+        config["learner"] = describe_learner(self.learner)
+        return config
 
     def _check_inputs(
         self,
@@ -275,9 +301,15 @@ class Acquirer(Strategy):
                 other.feature_names != train.feature_names
                 or other.group_names != train.group_names
             ):
+                what = (
+                    f"groups {other.group_names} differ from the training set's "
+                    f"{train.group_names}"
+                    if other.feature_names == train.feature_names
+                    else "feature columns differ from the training set's"
+                )
                 raise InvalidDataError(
-                    f"{name}: the {label} set's columns or groups differ from the training "
-                    "set's. Split one FairDataset (fairacq.data.split_datasift)."
+                    f"{name}: the {label} set's {what}. Give every part rows of every group "
+                    "and the same columns (or split one FairDataset)."
                 )
         if len(np.unique(train.y)) < 2:
             raise InvalidDataError(

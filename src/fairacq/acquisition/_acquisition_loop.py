@@ -48,8 +48,11 @@ class AcquisitionLoop(RunLoop):
         self.costs = costs
         self.executor = executor
         self.metrics = list(dict.fromkeys(["accuracy", acquirer.metric, *acquirer.track]))
+        learner = acquirer.learner
         self.incremental = acquirer.refit == "partial" and bool(
-            learner_spec(acquirer.learner).partial_fit
+            learner_spec(learner).partial_fit
+            if isinstance(learner, str)
+            else hasattr(learner, "partial_fit")
         )
         self.cap = acquirer.max_evaluations or int(np.ceil(costs.sum() / acquirer.batch_size)) + 1
         self.spent = 0.0

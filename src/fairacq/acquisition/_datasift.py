@@ -416,6 +416,7 @@ class DataSiftInfAcquirer(DataSiftAcquirer):
     """
 
     _use_influence: ClassVar[bool] = True
+    _needs_gradients: ClassVar[bool] = True
 
 
 class AutoDataAcquirer(DataSiftAcquirer):

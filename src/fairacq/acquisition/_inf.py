@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from fairacq.acquisition._acquirer import Acquirer
@@ -26,6 +28,8 @@ class InfAcquirer(Acquirer):
     pool_scores_ : ndarray
         Predicted fairness improvement of each pool row.
     """
+
+    _needs_gradients: ClassVar[bool] = True
 
     def _prepare(
         self, state: AcquisitionState, validation: FairDataset, root: np.random.SeedSequence

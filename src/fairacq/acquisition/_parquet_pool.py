@@ -5,8 +5,8 @@ int16, cost as float64 when the file has a cost column) and reads the features c
 with pyarrow (``iter_batches`` over the row groups a chunk covers). The rows a batch tries are
 fetched by position (:meth:`ParquetPool.take`). Features are encoded exactly as the training
 split's :class:`~fairacq.FairDataset`: the file holds either its columns, or for a one-hot
-feature group ``g`` (columns ``g=v``) the raw column ``g``, encoded with
-:func:`fairacq.data.one_hot_encode` and the training split's levels.
+feature group ``g`` (columns ``g=v``) the raw column ``g``, one-hot encoded with the training
+split's levels (a level the training split lacks: all zeros, counted).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from fairacq.acquisition._pool_source import DEFAULT_BLOCK_ROWS, DEFAULT_CHUNK_ROWS, PoolSource
-from fairacq.data import FairDataset, one_hot_encode
+from fairacq.data import FairDataset
 from fairacq.exceptions import CorruptFileError, InvalidDataError
 
 __all__ = ["ParquetPool", "ParquetReader"]
@@ -52,6 +52,17 @@ class ParquetPool(PoolSource):
         Rows scored together (keep the default to match an :class:`InMemoryPool`).
     name : str, default="pool"
         Short name.
+    positive : str or None, default=None
+        The favourable value of a label that is not 0/1 (compared as text).
+    ignore : sequence of str, default=()
+        Further columns of the file that are neither features nor roles (ids, notes).
+    fill_values : dict or None, default=None
+        What a missing value of a raw column becomes (an imputing
+        :class:`~fairacq.data.TableEncoder`'s ``fill_values_``); None refuses them.
+
+    A raw categorical value the training split did not have encodes as all zeros; the rows
+    holding one are counted once when the pool is opened (:attr:`unknown_counts`, and a
+    warning).
 
     Raises
     ------
@@ -88,6 +99,9 @@ class ParquetPool(PoolSource):
         chunk_rows: int = DEFAULT_CHUNK_ROWS,
         block_rows: int = DEFAULT_BLOCK_ROWS,
         name: str = "pool",
+        positive: str | None = None,
+        ignore: Sequence[str] = (),
+        fill_values: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(chunk_rows=chunk_rows, block_rows=block_rows)
         if not isinstance(like, FairDataset):
@@ -103,6 +117,7 @@ class ParquetPool(PoolSource):
             sens_cols = [sensitive] if isinstance(sensitive, str) else list(sensitive)
         self.sensitive_columns = sens_cols
         self.label = label
+        self.positive = positive
         self.cost_column = cost_column
         pf = _open(self.path)
         schema = pf.schema_arrow
@@ -115,18 +130,18 @@ class ParquetPool(PoolSource):
             raise InvalidDataError(
                 f"{self.path}: no column {absent[0]!r} (the label, sensitive or cost column). "
                 f"Columns: {', '.join(schema.names[:12])}. Pass the right names "
-                "(--label/--sensitive-column/--cost-column)."
+                "(--label/--sensitive/--cost)."
             )
         direct, categorical = _feature_plan(self.path, like, schema)
-        used = set(direct) | set(categorical) | {label, *sens_cols}
+        used = set(direct) | set(categorical) | {label, *sens_cols, *ignore}
         used |= {cost_column} if cost_column is not None else set()
         extra = [c for c in schema.names if c not in used]
         if extra:
             raise InvalidDataError(
                 f"{self.path}: columns {extra[:5]} are neither features of the training split, "
                 f"the label {label!r}, the sensitive column(s) {sens_cols} nor the cost column. "
-                "Drop them from the file or name them with --label/--sensitive-column/"
-                "--cost-column."
+                "Drop them from the file, name them with --label/--sensitive/--cost, or "
+                "ignore them with --drop."
             )
         self._reader = ParquetReader(
             self.path,
@@ -135,8 +150,11 @@ class ParquetPool(PoolSource):
             feature_names=like.feature_names,
             chunk_rows=self.chunk_rows,
             offsets=self._offsets,
+            fill_values=fill_values,
         )
+        self.unknown_counts: dict[str, int] = dict.fromkeys(categorical, 0)
         self._y, self._s, self._costs = self._read_side(pf)
+        _warn_unknown(self.path, self.unknown_counts)
 
     # -- PoolSource ----------------------------------------------------------------------
     def __len__(self) -> int:
@@ -213,11 +231,28 @@ class ParquetPool(PoolSource):
         return np.concatenate(values) if values else np.empty(0, dtype=object)
 
     # -- the side arrays -----------------------------------------------------------------
+    def _labels(self, values: pd.Series, start: int) -> NDArray[np.int8]:
+        if self.positive is not None:
+            if values.isna().any():
+                row = start + int(np.flatnonzero(values.isna().to_numpy())[0])
+                raise InvalidDataError(
+                    f"{self.path}: label {self.label!r} is missing in row {row}. Drop such rows."
+                )
+            return (values.astype(str) == str(self.positive)).to_numpy().astype(np.int8)
+        lab = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64)
+        bad = np.flatnonzero(~np.isin(lab, [0.0, 1.0]))
+        if bad.size:
+            raise InvalidDataError(
+                f"{self.path}: label {self.label!r} must be 0/1; row {start + bad[0]} holds "
+                f"{_plain(values.iloc[bad[0]])!r}. Name the favourable value with --positive."
+            )
+        return lab.astype(np.int8)
+
     def _read_side(
         self, pf: Any
     ) -> tuple[NDArray[np.int8], NDArray[np.int16], NDArray[np.float64] | None]:
         names = {g: k for k, g in enumerate(self._template.group_names)}
-        cols = [self.label, *self.sensitive_columns]
+        cols = [self.label, *self.sensitive_columns, *self._reader.categorical]
         if self.cost_column is not None:
             cols.append(self.cost_column)
         n = len(self)
@@ -226,14 +261,10 @@ class ParquetPool(PoolSource):
         costs = np.empty(n, dtype=np.float64) if self.cost_column is not None else None
         for frame, start in self._reader.iter_frames(0, n, cols):
             stop = start + len(frame)
-            lab = pd.to_numeric(frame[self.label], errors="coerce").to_numpy(dtype=np.float64)
-            bad = np.flatnonzero(~np.isin(lab, [0.0, 1.0]))
-            if bad.size:
-                raise InvalidDataError(
-                    f"{self.path}: label {self.label!r} must be 0/1; row {start + bad[0]} holds "
-                    f"{_plain(frame[self.label].iloc[bad[0]])!r}. Map the favourable outcome to 1."
-                )
-            y[start:stop] = lab.astype(np.int8)
+            y[start:stop] = self._labels(frame[self.label], start)
+            for col, levels in self._reader.categorical.items():
+                known = frame[col].isna() | frame[col].astype(str).isin(levels)
+                self.unknown_counts[col] += int((~known).sum())
             key = frame[self.sensitive_columns[0]].astype(str)
             for col in self.sensitive_columns[1:]:
                 key = key + " & " + frame[col].astype(str)
@@ -278,6 +309,8 @@ class ParquetReader:
         Rows per piece read.
     offsets : ndarray of int
         First row of every row group, then the number of rows.
+    fill_values : dict or None, default=None
+        What a missing raw value becomes; None leaves it missing (then refused).
     """
 
     def __init__(
@@ -289,8 +322,10 @@ class ParquetReader:
         feature_names: list[str],
         chunk_rows: int,
         offsets: NDArray[np.int64],
+        fill_values: dict[str, Any] | None = None,
     ) -> None:
         self.path = path
+        self.fill_values = dict(fill_values or {})
         self.direct = direct
         self.categorical = categorical
         self.feature_names = feature_names
@@ -371,7 +406,7 @@ class ParquetReader:
         Numeric columns are copied straight from Arrow (the values pandas would give, without
         its copies); raw categorical columns go through :meth:`encode`.
         """
-        if self.categorical:
+        if self.categorical or self.fill_values:
             return self.encode(data.to_pandas(), rows)
         names = data.schema.names
         X = np.empty((len(self.feature_names), data.num_rows), dtype=np.float64)
@@ -381,14 +416,30 @@ class ParquetReader:
 
     def encode(self, frame: pd.DataFrame, rows: NDArray[np.int64]) -> NDArray[np.float64]:
         """Encode a frame of file columns as the training split's feature matrix."""
-        if self.categorical:
-            encoded, _ = one_hot_encode(
-                frame[self.columns], list(self.categorical), categories=self.categorical
+        frame = frame[self.columns]
+        if self.fill_values:
+            frame = frame.fillna(
+                {c: self.fill_values[c] for c in self.columns if c in self.fill_values}
             )
-            X = encoded[self.feature_names].to_numpy(dtype=np.float64)
-        else:
-            X = frame[self.feature_names].to_numpy(dtype=np.float64)
+        pieces = [frame[self.direct].astype(np.float64)]
+        for col, levels in self.categorical.items():
+            self._refuse_missing(frame[col], col, rows)
+            codes = pd.Categorical(frame[col].astype(str), categories=levels).codes
+            block = np.zeros((len(frame), len(levels)), dtype=np.float64)
+            hit = codes >= 0  # a category the training split lacks stays all zeros
+            block[np.flatnonzero(hit), codes[hit]] = 1.0
+            names = [f"{col}={level}" for level in levels]
+            pieces.append(pd.DataFrame(block, columns=names, index=frame.index))
+        X = pd.concat(pieces, axis=1)[self.feature_names].to_numpy(dtype=np.float64)
         return self._check_finite(X, rows)
+
+    def _refuse_missing(self, values: pd.Series, col: str, rows: NDArray[np.int64]) -> None:
+        gaps = values.isna().to_numpy()
+        if gaps.any():
+            raise InvalidDataError(
+                f"{self.path}: row {int(rows[np.flatnonzero(gaps)[0]])} has no value in column "
+                f"{col!r}. Fill or drop such rows, or pass --impute."
+            )
 
     def _check_finite(
         self, X: NDArray[np.float64], rows: NDArray[np.int64]
@@ -402,6 +453,18 @@ class ParquetReader:
                 f"{self.feature_names[j]!r}. Fill or drop such rows before acquiring."
             )
         return X
+
+
+def _warn_unknown(path: Path, counts: dict[str, int]) -> None:
+    seen = {c: n for c, n in counts.items() if n}
+    if seen:
+        from fairacq._warnings import warn_caller
+
+        listed = ", ".join(f"{c}: {n}" for c, n in seen.items())
+        warn_caller(
+            f"{path}: {sum(seen.values())} value(s) in categories the training data did not "
+            f"have ({listed}); they are encoded as all zeros."
+        )
 
 
 def _plain(value: Any) -> Any:
@@ -452,6 +515,6 @@ def _feature_plan(
         ):
             raise InvalidDataError(
                 f"{path}: feature column {col!r} is not numeric ({kind}). Encode it as the "
-                "training split is encoded (fairacq.data.one_hot_encode)."
+                "training split is encoded, or name it in --categorical."
             )
     return direct, categorical

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
@@ -12,6 +13,9 @@ from fairacq.acquisition._parquet_pool import ParquetPool
 from fairacq.acquisition._pool_source import DEFAULT_CHUNK_ROWS
 from fairacq.data import FairDataset, check_table_file, dataset_from_frame, read_table
 from fairacq.exceptions import InvalidDataError
+
+if TYPE_CHECKING:
+    from fairacq.data import TableColumns, TableEncoder
 
 __all__ = ["read_pool"]
 
@@ -25,6 +29,8 @@ def read_pool(
     cost_column: str | None = None,
     chunk_rows: int = DEFAULT_CHUNK_ROWS,
     name: str = "pool",
+    columns: TableColumns | None = None,
+    encoder: TableEncoder | None = None,
 ) -> tuple[FairDataset | ParquetPool, NDArray[np.float64] | None]:
     """Read a candidate pool file and its per-row costs.
 
@@ -46,6 +52,12 @@ def read_pool(
         Rows read at a time from a Parquet pool.
     name : str, default="pool"
         The pool's short name.
+    columns : TableColumns or None, default=None
+        The roles of a raw table's columns (label, groups, cost, ignored columns, favourable
+        label); replaces ``label``, ``sensitive`` and ``cost_column``.
+    encoder : TableEncoder or None, default=None
+        The encoder fitted on the raw training table (with ``columns``): raw columns are
+        encoded as it encodes them.
 
     Returns
     -------
@@ -72,6 +84,8 @@ def read_pool(
     (60, 120.0)
     """
     path = Path(path)
+    if columns is not None:
+        return _read_raw_pool(path, like, columns, encoder, chunk_rows, name)
     if check_table_file(path) == "Parquet":
         pool = ParquetPool(
             path,
@@ -93,3 +107,34 @@ def read_pool(
             )
         costs = frame.pop(cost_column).to_numpy(dtype=float)
     return dataset_from_frame(frame, label=label, sensitive=sensitive, name=name), costs
+
+
+def _read_raw_pool(
+    path: Path,
+    like: FairDataset,
+    columns: TableColumns,
+    encoder: TableEncoder | None,
+    chunk_rows: int,
+    name: str,
+) -> tuple[FairDataset | ParquetPool, NDArray[np.float64] | None]:
+    """Read a raw pool whose columns ``columns`` names, encoded as the training table."""
+    from fairacq.data import prepare_table
+
+    if check_table_file(path) != "Parquet":
+        table = prepare_table(
+            read_table(path), columns, encoder=encoder, name=name, privileged=like.privileged
+        )
+        return table.dataset, table.costs
+    pool = ParquetPool(
+        path,
+        like=like,
+        label=columns.label,
+        sensitive=list(columns.sensitive),
+        cost_column=columns.cost,
+        chunk_rows=chunk_rows,
+        name=name,
+        positive=columns.positive,
+        ignore=columns.drop,
+        fill_values=encoder.fill_values_ if encoder is not None else None,
+    )
+    return pool, pool.costs

@@ -73,6 +73,7 @@ if TYPE_CHECKING:
         split_dadi,
         split_datasift,
         split_filtering,
+        split_train_val_test,
     )
 
 __all__ = [
@@ -119,6 +120,7 @@ __all__ = [
     "split_dadi",
     "split_datasift",
     "split_filtering",
+    "split_train_val_test",
     "splits",
     "standardize",
     "synthetic",
@@ -168,6 +170,7 @@ _LAZY = {
     "split_dadi": "fairacq.data.splits",
     "split_datasift": "fairacq.data.splits",
     "split_filtering": "fairacq.data.splits",
+    "split_train_val_test": "fairacq.data.splits",
     "splits": "fairacq.data.splits",
     "standardize": "fairacq.data._transform",
     "synthetic": "fairacq.data.synthetic",

@@ -54,6 +54,9 @@ class TableColumns:
         The favourable label value (compared as text); every other value becomes 0.
     impute : bool, default=False
         Fill missing feature values instead of refusing them (see :class:`TableEncoder`).
+    optional : tuple of str, default=()
+        Columns of ``drop`` a table may lack (e.g. the pool's cost column in the training
+        rows).
     """
 
     label: str
@@ -63,6 +66,7 @@ class TableColumns:
     drop: tuple[str, ...] = field(default=())
     positive: str | None = None
     impute: bool = False
+    optional: tuple[str, ...] = field(default=())
 
     def roles(self) -> list[str]:
         """Every column that is not a feature."""
@@ -162,7 +166,7 @@ def encode_label(
 def _check_columns(frame: pd.DataFrame, columns: TableColumns, where: str) -> None:
     roles = {"--label": [columns.label], "--sensitive": list(columns.sensitive)}
     roles["--cost"] = [columns.cost] if columns.cost else []
-    roles["--drop"] = list(columns.drop)
+    roles["--drop"] = [d for d in columns.drop if d not in columns.optional or d in frame]
     for option, names in roles.items():
         for name in names:
             if name not in frame.columns:
@@ -235,7 +239,7 @@ def prepare_table(
 
     _check_columns(frame, columns, name)
     frame = frame.reset_index(drop=True)
-    raw = frame.drop(columns=list(dict.fromkeys(columns.roles())))
+    raw = frame.drop(columns=[c for c in dict.fromkeys(columns.roles()) if c in frame.columns])
     if encoder is None:
         encoder = TableEncoder(columns.categorical, impute=columns.impute).fit(raw, where=name)
     X = encoder.transform(raw, where=name)

@@ -28,6 +28,7 @@ __all__ = [
     "split_dadi",
     "split_datasift",
     "split_filtering",
+    "split_train_val_test",
 ]
 
 IntArray = NDArray[np.int64]
@@ -448,6 +449,62 @@ def split_filtering(
 # ---------------------------------------------------------------------------------------------
 # helpers
 # ---------------------------------------------------------------------------------------------
+def split_train_val_test(
+    dataset: FairDataset,
+    *,
+    fractions: Sequence[float] = (0.6, 0.2, 0.2),
+    random_state: Any = None,
+) -> TrainValTestSplit:
+    """Split a user's table into training, validation and test parts, stratified.
+
+    Every (group, label) cell is spread over the parts in proportion to ``fractions`` (exact
+    part sizes, controlled rounding), so each part keeps the table's group and label mix.
+
+    Parameters
+    ----------
+    dataset : FairDataset
+        The whole table.
+    fractions : sequence of 3 floats, default=(0.6, 0.2, 0.2)
+        Shares of the training, validation and test parts; they must sum to 1.
+    random_state : int, numpy.random.Generator or None, default=None
+        Controls which rows go where.
+
+    Returns
+    -------
+    TrainValTestSplit
+
+    Raises
+    ------
+    InvalidParameterError
+        On fractions that are not three positive numbers summing to 1.
+    InvalidDataError
+        If a part would miss a group (too few rows).
+
+    Examples
+    --------
+    >>> from fairacq.data import load_toy
+    >>> split = split_train_val_test(load_toy(100), random_state=0)
+    >>> len(split.train), len(split.validation), len(split.test)
+    (60, 20, 20)
+    """
+    where = "split_train_val_test"
+    shares = np.asarray(list(fractions), dtype=np.float64)
+    if shares.shape != (3,) or (shares <= 0).any() or not np.isclose(shares.sum(), 1.0):
+        raise InvalidParameterError(
+            f"{where}: fractions must be three positive shares summing to 1, got "
+            f"{list(fractions)}."
+        )
+    sizes = _apportion(len(dataset), shares)
+    rng = as_generator(random_state)
+    parts = _stratified_partition(_strata(dataset), sizes, rng)
+    for rows, part in zip(parts, ("training", "validation", "test"), strict=True):
+        _require_all_groups(where, dataset, rows, part)
+    train, val, test = (dataset.subset(rows) for rows in parts)
+    return TrainValTestSplit(
+        train, val, test, {"train": parts[0], "validation": parts[1], "test": parts[2]}
+    )
+
+
 def _privileged_code(dataset: FairDataset) -> int:
     code = dataset.privileged_code
     if code is not None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -54,6 +54,11 @@ def write_run(
     ylabel: str | None = None,
     shares_ylabel: str | None = None,
     notes: Sequence[str] = (),
+    compare: Mapping[str, Trace | Sequence[Trace]] | None = None,
+    panels: Sequence[str] = (),
+    labels: Mapping[str, str] | None = None,
+    warnings: Sequence[str] = (),
+    meta: Mapping[str, Any] | None = None,
 ) -> RunReport:
     """Write a run's traces, acquisition order, plot, ``summary.md`` and ``summary.json``.
 
@@ -95,6 +100,19 @@ def write_run(
         Labels of the y axes (default: the column name).
     notes : sequence of str, default=()
         Findings written under the summary's title.
+    compare : mapping of str to Trace or sequence of Trace, optional
+        Other methods run on the same data, seed and budget (e.g. a Random baseline): drawn
+        beside ``method`` in every panel and summarised in their own rows.
+    panels : sequence of str, default=()
+        Further trace columns drawn each in its own panel right of ``metric`` (e.g. the
+        accuracy beside the fairness).
+    labels : mapping of str to str, optional
+        Column -> axis label of its panel.
+    warnings : sequence of str, default=()
+        Where the result is not what was asked: written first in the summary's findings and
+        under ``meta.warnings`` in ``summary.json``.
+    meta : mapping, optional
+        Further facts for ``summary.json`` (e.g. counts per group).
 
     Returns
     -------
@@ -145,30 +163,37 @@ def write_run(
         files += _save(runs[0], root / "trace")
     if order is not None:
         files.append(_write_order(root / "acquisition_order.csv", order))
+    others = {
+        name: [t] if isinstance(t, Trace) else list(t) for name, t in (compare or {}).items()
+    }
+    named = dict(labels or {})
+    named.setdefault(metric, ylabel or metric.replace("_", " "))
     files.append(
         _plot(
-            runs,
+            {method: runs, **others},
             root / figure,
-            method=method,
-            metric=metric,
+            metrics=[metric, *panels],
             share_cols=share_cols,
             prefix=shares or "",
             xlabel=xlabel,
-            ylabel=ylabel,
+            labels=named,
             shares_ylabel=shares_ylabel,
         )
     )
-    if several:
-        rows = _trial_rows(runs, dataset, method, [metric, *metrics], share_cols)
-    else:
-        rows = _stage_rows(runs[0], dataset, method, [metric, *metrics])
+    rows = _rows(runs, several, dataset, method, [metric, *metrics], share_cols)
+    for name, trials in others.items():
+        rows += _rows(trials, len(trials) > 1, dataset, name, [metric, *metrics], [])
     md, js = write_summary(
         root,
         experiment=experiment,
         preset="custom",
         rows=rows,
         figures=[figure],
-        notes=list(notes),
+        notes=[*(f"Warning: {w}" for w in warnings), *notes],
+        meta={
+            **(dict(meta) if meta else {}),
+            **({"warnings": list(warnings)} if warnings else {}),
+        },
     )
     return RunReport(rows=rows, files=[*files, md, js])
 
@@ -186,25 +211,39 @@ def _write_order(path: Path, order: ArrayLike) -> Path:
     return path
 
 
-def _plot(
+def _rows(
     runs: list[Trace],
+    several: bool,
+    dataset: str,
+    method: str,
+    metrics: list[str],
+    share_cols: list[str],
+) -> list[dict[str, Any]]:
+    if several:
+        return _trial_rows(runs, dataset, method, metrics, share_cols)
+    return _stage_rows(runs[0], dataset, method, metrics)
+
+
+def _plot(
+    methods: dict[str, list[Trace]],
     path: Path,
     *,
-    method: str,
-    metric: str,
+    metrics: list[str],
     share_cols: list[str],
     prefix: str,
     xlabel: str,
-    ylabel: str | None,
+    labels: dict[str, str],
     shares_ylabel: str | None,
 ) -> Path:
-    if share_cols:
-        fig = new_figure(11.0, 4.0)
-        left, right = fig.subplots(1, 2)
-    else:
-        fig = new_figure(7.0, 4.2)
-        left, right = fig.subplots(), None
-    plot_traces({method: runs}, metric, ax=left, xlabel=xlabel, ylabel=ylabel)
+    n_panels = len(metrics) + (1 if share_cols else 0)
+    fig = new_figure(7.0 if n_panels == 1 else 5.5 * n_panels, 4.2)
+    axes = fig.subplots(1, n_panels) if n_panels > 1 else [fig.subplots()]
+    for ax, col in zip(axes, metrics, strict=False):
+        plot_traces(
+            methods, col, ax=ax, xlabel=xlabel, ylabel=labels.get(col, col.replace("_", " "))
+        )
+    right = axes[-1]
+    runs = next(iter(methods.values()))
     for i, col in enumerate(share_cols):
         plot_traces(
             {col.removeprefix(prefix): runs},

@@ -20,6 +20,7 @@ from fairacq.valuation._influence import (
 )
 from fairacq.valuation._regressor import InfluenceRegressor
 from fairacq.valuation._surrogates import SURROGATE_METRICS, FairnessSurrogate, fairness_surrogate
+from fairacq.valuation._unwrap import has_gradients
 
 __all__ = [
     "SOLVERS",
@@ -30,4 +31,5 @@ __all__ = [
     "fairness_improvement",
     "fairness_influence",
     "fairness_surrogate",
+    "has_gradients",
 ]

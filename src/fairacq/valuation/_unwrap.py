@@ -22,7 +22,10 @@ from numpy.typing import NDArray
 
 from fairacq.exceptions import InvalidParameterError, NotFittedError
 
-__all__ = ["DifferentiableModel", "unwrap_model"]
+__all__ = ["DIFFERENTIABLE_CLASSES", "DifferentiableModel", "has_gradients", "unwrap_model"]
+
+#: Final classifiers whose influence fairacq computes (alone or last in a Pipeline).
+DIFFERENTIABLE_CLASSES = ("LogisticRegression", "CalibratedClassifierCV", "MLPClassifier")
 
 ModelKind = Literal["logistic", "linear_svm", "mlp"]
 
@@ -57,6 +60,16 @@ class DifferentiableModel:
         """Map raw rows to the classifier's input space (float64, C-contiguous)."""
         Z = X if self.preprocess is None else self.preprocess.transform(X)
         return np.ascontiguousarray(np.asarray(Z, dtype=np.float64))
+
+
+def has_gradients(model: Any) -> bool:
+    """Whether influence can be computed for ``model`` (a classifier or a Pipeline ending in one).
+
+    Only the class is looked at (fitted or not); :func:`unwrap_model` checks the rest.
+    """
+    steps = getattr(model, "steps", None)
+    final = steps[-1][1] if isinstance(steps, list) and steps else model
+    return type(final).__name__ in DIFFERENTIABLE_CLASSES
 
 
 def unwrap_model(model: Any, where: str = "fairness_influence") -> DifferentiableModel:

@@ -1,0 +1,187 @@
+"""Run ``fairacq acquire``'s method (and its Random baseline) and write what a user acts on."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from fairacq.cli._acquire_inputs import AcquireInputs, parse_size
+from fairacq.cli._errors import err_console
+
+__all__ = ["checkpointing", "make_acquirer_for", "run_baseline", "run_method", "write_outputs"]
+
+console = Console(highlight=False, stderr=True)
+
+#: Axis labels of the metrics a user is likely to pick.
+_LABELS = {
+    "demographic_parity_diff_abs": "demographic parity gap",
+    "equalized_odds_diff": "equalised odds gap",
+    "equal_opportunity_diff": "equal opportunity gap",
+    "accuracy": "accuracy",
+}
+
+
+def make_acquirer_for(
+    method: str, budget: str, batch: str, inputs: AcquireInputs, params: dict[str, Any]
+) -> Any:
+    """Build ``method`` with the budget and batch read against the pool's size or costs."""
+    from fairacq.acquisition import make_acquirer
+
+    total = float(inputs.costs.sum()) if inputs.costs is not None else float(len(inputs.pool))
+    n_budget = parse_size(budget, total, "--budget")
+    return make_acquirer(
+        method, budget=n_budget, batch_size=parse_size(batch, n_budget, "--batch"), **params
+    )
+
+
+def checkpointing(out: Path, every: int, resume: bool) -> dict[str, Any]:
+    """Return the ``callbacks`` and ``continue_from`` of a run checkpointing into ``out``."""
+    from fairacq import CheckpointCallback
+
+    path = out / "checkpoint"
+    kwargs: dict[str, Any] = {}
+    if every:
+        kwargs["callbacks"] = [CheckpointCallback(path, every=every)]
+    if resume:
+        if path.with_suffix(".json").exists():
+            kwargs["continue_from"] = path
+            err_console.print(f"note: going on from {path}", markup=False)
+        else:
+            err_console.print(f"note: no checkpoint in {out}; starting afresh", markup=False)
+    return kwargs
+
+
+def run_method(
+    acquirer: Any,
+    method: str,
+    inputs: AcquireInputs,
+    chunks: Any,
+    resuming: dict[str, Any],
+) -> list[str]:
+    """Run the acquirer; return the warnings it raised (each printed as a note)."""
+    with (
+        console.status(f"Acquiring with {method} ..."),
+        warnings.catch_warnings(record=True) as caught,
+    ):
+        warnings.simplefilter("always")
+        acquirer.run(
+            inputs.train,
+            inputs.pool,
+            validation=inputs.validation,
+            test=inputs.test,
+            costs=inputs.costs,
+            executor=chunks,
+            **resuming,
+        )
+    notes = list(dict.fromkeys(str(w.message) for w in caught))
+    for note in notes:
+        err_console.print(f"note: {note}", markup=False)
+    return notes
+
+
+def run_baseline(acquirer: Any, inputs: AcquireInputs, chunks: Any) -> dict[str, Any]:
+    """Random on the same data, seed, budget and batch (nothing when the method is Random)."""
+    from fairacq.acquisition import make_acquirer
+
+    if acquirer.method_name == "random":
+        return {}
+    params = acquirer.get_params(deep=False)
+    random = make_acquirer("random", **params)
+    with console.status("Running the Random baseline ..."), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        trace = random.run(
+            inputs.train,
+            inputs.pool,
+            validation=inputs.validation,
+            test=inputs.test,
+            costs=inputs.costs,
+            executor=chunks,
+        )
+    return {"random": trace}
+
+
+def _result_warnings(acquirer: Any, prefix: str, metric: str) -> list[str]:
+    frame = acquirer.trace_.to_frame()
+    final = float(frame[f"val_{metric}"].iloc[-1])
+    name = _LABELS.get(metric, metric)
+    out = []
+    if len(acquirer.acquired_) == 0 and acquirer.stop_reason_ == "tau":
+        test = f"; on the {prefix.rstrip('_')} rows it is {float(frame[prefix + metric].iloc[-1]):.4f}"
+        out.append(
+            f"nothing was acquired: the validation {name} is already within tau "
+            f"({final:.4f} <= {acquirer.tau:g}){test if prefix == 'test_' else ''}. Lower "
+            "--tau, or give more validation rows so that the gap is measured reliably."
+        )
+    elif final > acquirer.tau:
+        out.append(
+            f"the fairness target was not reached: validation {name} "
+            f"ends at {final:.4f}, above tau {acquirer.tau:g} (stopped because: "
+            f"{acquirer.stop_reason_}). A larger --budget or another --method may reach it."
+        )
+    if prefix == "test_" and len(acquirer.acquired_):
+        first, last = (float(frame[prefix + metric].iloc[i]) for i in (0, -1))
+        if last > first:
+            n_val = int(frame["n_val"].iloc[0]) if "n_val" in frame else None
+            rows = f" ({n_val} rows)" if n_val else ""
+            out.append(
+                f"on the test rows the {name} grew from {first:.4f} to {last:.4f} while the "
+                f"validation rows{rows} guided the choice: they may be too few to measure the "
+                "gap reliably. Compare with the Random baseline and give more validation rows."
+            )
+    return out
+
+
+def write_outputs(
+    acquirer: Any,
+    inputs: AcquireInputs,
+    out: Path,
+    method: str,
+    compare: dict[str, Any],
+    notes: list[str],
+) -> dict[str, Any]:
+    """Write acquired.parquet, the order, traces, the two-panel figure and the summary."""
+    from fairacq.acquisition import acquired_rows
+    from fairacq.data import write_table
+    from fairacq.reporting import write_run
+
+    prefix = "test_" if inputs.test is not None else "val_"
+    metric = acquirer.metric
+    rows = acquired_rows(acquirer, inputs.pool, frame=inputs.pool_frame)
+    write_table(rows, out / "acquired.parquet")
+    problems = _result_warnings(acquirer, prefix, metric)
+    for problem in problems:
+        err_console.print(f"warning: {problem}", markup=False)
+    split = "test" if prefix == "test_" else "validation"
+    report = write_run(
+        acquirer.trace_,
+        out,
+        method=method,
+        dataset=str(acquirer.trace_.meta.get("dataset", inputs.train.name)),
+        metric=f"{prefix}{metric}",
+        metrics=[f"{prefix}accuracy"],
+        order=acquirer.acquired_,
+        experiment=f"acquire-{method}",
+        compare=compare,
+        panels=[f"{prefix}accuracy"],
+        labels={
+            f"{prefix}{metric}": f"{_LABELS.get(metric, metric)} ({split}; lower is fairer)",
+            f"{prefix}accuracy": f"accuracy ({split})",
+        },
+        xlabel="cost acquired" if inputs.costs is not None else "rows acquired",
+        warnings=problems,
+        notes=[
+            f"Stopped because: {acquirer.stop_reason_}; {acquirer.n_evaluations_} batches "
+            f"evaluated; {len(rows)} rows acquired (acquired.parquet).",
+            *(f"Note: {n}" for n in notes),
+        ],
+        meta={"n_acquired": len(rows)},
+    )
+    return {
+        "rows": report.rows,
+        "stop_reason": acquirer.stop_reason_,
+        "n_acquired": len(rows),
+        "warnings": problems,
+    }
