@@ -120,7 +120,7 @@ def _user_inputs(files: UserFiles, seed: int) -> AcquireInputs:
 
 
 def _without_cost(columns: TableColumns) -> TableColumns:
-    """The roles in the rows you have: costs are the pool's; a cost column there is ignored."""
+    """Return the roles in the rows you have: costs are the pool's (ignored there)."""
     from dataclasses import replace
 
     if columns.cost is None:

@@ -109,7 +109,8 @@ def _result_warnings(acquirer: Any, prefix: str, metric: str) -> list[str]:
     name = _LABELS.get(metric, metric)
     out = []
     if len(acquirer.acquired_) == 0 and acquirer.stop_reason_ == "tau":
-        test = f"; on the {prefix.rstrip('_')} rows it is {float(frame[prefix + metric].iloc[-1]):.4f}"
+        on_test = float(frame[prefix + metric].iloc[-1])
+        test = f"; on the test rows it is {on_test:.4f}"
         out.append(
             f"nothing was acquired: the validation {name} is already within tau "
             f"({final:.4f} <= {acquirer.tau:g}){test if prefix == 'test_' else ''}. Lower "
