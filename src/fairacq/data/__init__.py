@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from fairacq.data._columns import (
         PreparedTable,
         TableColumns,
+        as_fair_dataset,
         columns_from_options,
         encode_label,
         prepare_table,
@@ -77,6 +78,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "as_fair_dataset",
     "TABLE_SUFFIXES",
     "DataSiftSplit",
     "DatasetInfo",
@@ -129,6 +131,7 @@ __all__ = [
 
 # Public name -> the submodule that defines it, imported on first access.
 _LAZY = {
+    "as_fair_dataset": "fairacq.data._columns",
     "PreparedTable": "fairacq.data._columns",
     "TableColumns": "fairacq.data._columns",
     "columns_from_options": "fairacq.data._columns",

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PreparedTable",
+    "as_fair_dataset",
     "TableColumns",
     "columns_from_options",
     "encode_label",
@@ -283,3 +284,87 @@ def columns_from_options(
         positive=positive,
         impute=impute,
     )
+
+
+def as_fair_dataset(
+    X: Any,
+    y: Any = None,
+    *,
+    sensitive_features: Any = None,
+    positive: str | None = None,
+    name: str = "data",
+) -> FairDataset:
+    """Accept a :class:`FairDataset`, or fairlearn's form ``(X, y, sensitive_features=...)``.
+
+    Parameters
+    ----------
+    X : FairDataset, pandas.DataFrame or array-like of shape (n, d)
+        A dataset, or raw features (string columns are one-hot encoded, see
+        :class:`TableEncoder`).
+    y : array-like of shape (n,) or None
+        Labels (0/1, booleans, or any values with ``positive``); with a DataFrame or array.
+    sensitive_features : Series, DataFrame or array-like, optional
+        One group column, or several for intersectional groups.
+    positive : str or None, default=None
+        The favourable label value when ``y`` is not 0/1.
+    name : str, default="data"
+        The dataset's name.
+
+    Returns
+    -------
+    FairDataset
+
+    Raises
+    ------
+    InvalidDataError
+        If ``y`` or ``sensitive_features`` is missing or their lengths differ from ``X``'s.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> X = pd.DataFrame({"age": [30, 41, 25, 52], "job": ["b", "a", "b", "a"]})
+    >>> ds = as_fair_dataset(X, [1, 0, 1, 0], sensitive_features=["F", "M", "M", "F"])
+    >>> ds.feature_names, ds.group_names
+    (['age', 'job=a', 'job=b'], ('F', 'M'))
+    """
+    from fairacq.data._dataset import FairDataset
+
+    if isinstance(X, FairDataset):
+        if y is not None or sensitive_features is not None:
+            raise InvalidDataError(
+                f"{name}: a FairDataset already holds labels and groups; do not also pass y "
+                "or sensitive_features."
+            )
+        return X
+    if y is None or sensitive_features is None:
+        raise InvalidDataError(
+            f"{name}: raw features need y and sensitive_features (fairlearn's form "
+            "X, y, sensitive_features=...), or pass a FairDataset."
+        )
+    features = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
+    features = features.rename(columns=str).reset_index(drop=True)
+    groups = _group_frame(sensitive_features)
+    labels = pd.Series(np.asarray(y), name="__label__")
+    if not len(features) == len(labels) == len(groups):
+        raise InvalidDataError(
+            f"{name}: X has {len(features)} rows, y {len(labels)} and sensitive_features "
+            f"{len(groups)}. Pass one value per row."
+        )
+    frame = pd.concat([features, groups, labels], axis=1)
+    columns = TableColumns("__label__", tuple(groups.columns), positive=positive)
+    return prepare_table(frame, columns, name=name).dataset
+
+
+def _group_frame(values: Any) -> pd.DataFrame:
+    if isinstance(values, pd.DataFrame):
+        frame = values.copy()
+    elif isinstance(values, pd.Series):
+        frame = values.to_frame(name=values.name if values.name is not None else "group")
+    else:
+        arr = np.asarray(values, dtype=object)
+        frame = pd.DataFrame(arr.reshape(len(arr), -1))
+        frame.columns = (
+            ["group"] if frame.shape[1] == 1 else [f"group{i}" for i in range(frame.shape[1])]
+        )
+    frame.columns = [f"sensitive:{c}" if c != "group" else c for c in map(str, frame.columns)]
+    return frame.reset_index(drop=True)
