@@ -267,7 +267,7 @@ class ParquetReader:
     Parameters
     ----------
     path : Path
-        The file.
+        The file (made absolute here: dask workers may run in another folder).
     direct : list of str
         Feature columns read as they are.
     categorical : dict of str to list of str
@@ -290,7 +290,7 @@ class ParquetReader:
         chunk_rows: int,
         offsets: NDArray[np.int64],
     ) -> None:
-        self.path = path
+        self.path = Path(path).absolute()
         self.direct = direct
         self.categorical = categorical
         self.feature_names = feature_names
