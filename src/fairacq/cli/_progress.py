@@ -28,17 +28,10 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
 if TYPE_CHECKING:
+    from rich.progress import TaskID
+
     from fairacq._callbacks import ProgressCallback
 
 __all__ = ["DELAY", "PLAIN_INTERVAL", "ProgressBar", "progress", "run_callback"]
@@ -149,6 +142,15 @@ class _RichDisplay(_Display):
     """A rich bar on a terminal: description, bar, done/total unit, elapsed, time left."""
 
     def __init__(self, bar: ProgressBar, delay: float, console: Console) -> None:
+        from rich.progress import (  # ~20 ms: only when a bar is drawn, not for --help
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
         super().__init__(bar, delay)
         self.progress = Progress(
             TextColumn("{task.description}", markup=False),
