@@ -1,15 +1,17 @@
-"""Callbacks that long runs call after each step: checkpointing and early stopping."""
+"""Callbacks that long runs call after each step: checkpointing, progress, early stopping."""
 
 from __future__ import annotations
 
+import math
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
 from fairacq._checkpoint import is_checkpoint_folder, resolve_checkpoint, write_checkpoint
 from fairacq._trace import TraceRecorder
 
-__all__ = ["Callback", "CheckpointCallback", "run_callbacks"]
+__all__ = ["Callback", "CheckpointCallback", "ProgressCallback", "run_callbacks"]
 
 
 class Callback(Protocol):
@@ -69,6 +71,58 @@ class CheckpointCallback:
             return write_checkpoint(self.path, trace)
         trace.save(self.path)
         return self.path
+
+
+class ProgressCallback:
+    """Report how far a run has got after each step: ``report(done)``.
+
+    ``done`` counts the trace rows recorded so far minus ``offset`` (a resumed run counts the
+    checkpoint's rows too, so it goes on from where it was), or, with ``column``, takes the
+    last row's value of that column minus ``offset``; never below 0.
+
+    Parameters
+    ----------
+    report : callable
+        Called with the count (a float) after every step; e.g. a progress bar's setter.
+    offset : float, default=0
+        Subtracted from the count: the rows a run records before its first step (1 for
+        acquisition's step-0 row), or with ``column`` the column's value before the steps.
+    column : str or None, default=None
+        Count with this column of the last row instead of the rows: ``"cost"`` is the
+        samples a sampler drew, the episodes of Fair-A3SL, ``2 * n_pretrain_iter`` plus the
+        joint iterations of DADI.
+
+    Examples
+    --------
+    >>> from fairacq import TraceRecorder
+    >>> seen = []
+    >>> recorder = TraceRecorder(method="demo", config={}, random_state=0)
+    >>> recorder.record(cost=0)
+    >>> recorder.record(cost=10)
+    >>> ProgressCallback(seen.append, offset=1)(recorder), seen
+    (True, [1.0])
+    """
+
+    def __init__(
+        self, report: Callable[[float], object], *, offset: float = 0, column: str | None = None
+    ) -> None:
+        self.report = report
+        self.offset = offset
+        self.column = column
+
+    def __call__(self, recorder: TraceRecorder) -> bool:
+        """Report the count of ``recorder`` (a row without ``column`` reports nothing)."""
+        if self.column is None:
+            value = float(recorder.n_steps)
+        else:
+            raw = recorder.last().get(self.column)
+            if raw is None:
+                return True
+            value = float(raw)
+            if math.isnan(value):
+                return True
+        self.report(max(0.0, value - self.offset))
+        return True
 
 
 def run_callbacks(

@@ -9,6 +9,7 @@ The tree is small on purpose::
     ├── BudgetError(ValueError)            a budget or batch that the pool cannot serve
     ├── NotFittedError(ValueError, AttributeError)
     ├── CorruptFileError(OSError)          a file that cannot be read or whose checksum differs
+    ├── SchedulerUnreachableError(ConnectionError) no dask scheduler answers at an address
     └── MissingDependencyError(ImportError) an optional dependency that is not installed
 
 Every message names what is wrong, where, the value found and the fix. The command-line
@@ -27,6 +28,7 @@ __all__ = [
     "NotFittedError",
     "ResourceLimitError",
     "ResultWarning",
+    "SchedulerUnreachableError",
     "UnknownNameError",
 ]
 
@@ -57,6 +59,10 @@ class NotFittedError(FairacqError, ValueError, AttributeError):
 
 class CorruptFileError(FairacqError, OSError):
     """A file cannot be parsed, or its checksum does not match the expected one."""
+
+
+class SchedulerUnreachableError(FairacqError, ConnectionError):
+    """No dask scheduler answers at the given address within the connect timeout."""
 
 
 class ResourceLimitError(FairacqError, ValueError):

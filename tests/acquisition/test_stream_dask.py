@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import time
 import warnings
 from functools import partial
 
@@ -22,7 +23,7 @@ from fairacq.acquisition import (
 from fairacq.acquisition._entropy import _entropy_block
 from fairacq.cli import app
 from fairacq.data import load_toy
-from fairacq.exceptions import InvalidParameterError
+from fairacq.exceptions import InvalidParameterError, SchedulerUnreachableError
 from fairacq.models import make_learner
 
 distributed = pytest.importorskip("distributed")
@@ -85,14 +86,53 @@ def _first_and_size(X, side):
     return float(X[0, 0]), X.shape[0]
 
 
-def test_make_chunk_executor():
+def test_make_chunk_executor(client):
     assert isinstance(make_chunk_executor(), SerialChunkExecutor)
-    ex = make_chunk_executor(address="tcp://127.0.0.1:1")
-    assert isinstance(ex, DaskChunkExecutor)
-    assert ex.address == "tcp://127.0.0.1:1"
+    with make_chunk_executor(address=client.scheduler.address) as ex:  # type: ignore[attr-defined]
+        assert isinstance(ex, DaskChunkExecutor)
+        assert ex.address == client.scheduler.address
+        assert ex._opened is not None  # connected when built
     assert isinstance(make_chunk_executor("dask"), DaskChunkExecutor)
     with pytest.raises(InvalidParameterError, match="Unknown chunk executor"):
         make_chunk_executor("spark")  # type: ignore[arg-type]
+
+
+def test_an_unreachable_scheduler_fails_within_the_connect_timeout():
+    start = time.monotonic()
+    with pytest.raises(SchedulerUnreachableError) as err:
+        make_chunk_executor("dask", address="tcp://127.0.0.1:9")
+    assert time.monotonic() - start < 15
+    assert str(err.value).startswith("cannot reach the dask scheduler at tcp://127.0.0.1:9: ")
+    assert "Start one with `dask scheduler` or check the address." in str(err.value)
+
+
+def test_cli_acquire_with_an_unreachable_scheduler_exits_2_with_one_line(data, tmp_path):
+    train, val, _, path = data
+    args = _acquire_args(train, val, path, tmp_path)
+    start = time.monotonic()
+    res = CliRunner().invoke(
+        app,
+        [*args, "--executor", "dask", "--address", "tcp://127.0.0.1:9", "--out", str(tmp_path)],
+    )
+    assert time.monotonic() - start < 15
+    assert res.exit_code == 2, res.output
+    assert "Traceback" not in res.output
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("error: cannot reach the dask scheduler at tcp://127.0.0.1:9: ")
+    assert lines[0].endswith("Start one with `dask scheduler` or check the address.")
+
+
+def test_a_relative_pool_path_reaches_workers_absolute(data, tmp_path, monkeypatch):
+    train, _, pool, path = data
+    monkeypatch.chdir(path.parent)
+    streamed = ParquetPool(path.name, like=train, chunk_rows=50, block_rows=32)
+    reader = streamed.reader()
+    assert reader.path.is_absolute()
+    assert reader.path == path.absolute()
+    monkeypatch.chdir(tmp_path)  # a worker started in another folder
+    moved = pickle.loads(pickle.dumps(reader))
+    np.testing.assert_array_equal(np.concatenate(list(moved.read(0, 40))), pool.to_numpy()[:40])
 
 
 def test_reader_and_block_functions_pickle(data):
@@ -107,21 +147,21 @@ def test_reader_and_block_functions_pickle(data):
     assert fn(pool.to_numpy()[:3], {}).shape == (3,)
 
 
-def test_cli_scores_chunks_on_a_dask_scheduler(client, data, tmp_path):
-    train, val, _, path = data
+def _acquire_args(train, val, path, folder):
+    """Write the train and validation splits into ``folder``; return acquire's options."""
     frame_cols = [*train.feature_names, "group", "label"]
     for name, ds in (("train", train), ("val", val)):
         ds.X.assign(group=ds.sensitive["group"].to_numpy(), label=ds.y)[frame_cols].to_parquet(
-            tmp_path / f"{name}.parquet"
+            folder / f"{name}.parquet"
         )
-    args = [
+    return [
         "acquire",
         "--pool",
         str(path),
         "--train",
-        str(tmp_path / "train.parquet"),
+        str(folder / "train.parquet"),
         "--val",
-        str(tmp_path / "val.parquet"),
+        str(folder / "val.parquet"),
         "--method",
         "datasift-inf",
         "--budget",
@@ -131,6 +171,11 @@ def test_cli_scores_chunks_on_a_dask_scheduler(client, data, tmp_path):
         "--chunk-rows",
         "64",
     ]
+
+
+def test_cli_scores_chunks_on_a_dask_scheduler(client, data, tmp_path):
+    train, val, _, path = data
+    args = _acquire_args(train, val, path, tmp_path)
     orders = []
     for extra in ([], ["--executor", "dask", "--address", client.scheduler.address]):
         out = tmp_path / f"out{len(extra)}"

@@ -20,6 +20,7 @@ from typing import Any, Literal, Protocol, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
+from fairacq._dask import CONNECT_TIMEOUT, connect_client
 from fairacq._deps import require
 from fairacq.exceptions import CorruptFileError, InvalidParameterError
 
@@ -75,6 +76,8 @@ class DaskChunkExecutor:
     n_workers : int or None, default=None
         With neither ``address`` nor ``client``, the first map starts a local cluster of this
         many single-threaded worker processes (default: up to 2).
+    timeout : float, default=5.0
+        Seconds to wait for the scheduler at ``address``.
 
     Notes
     -----
@@ -87,17 +90,33 @@ class DaskChunkExecutor:
     """
 
     def __init__(
-        self, address: str | None = None, *, client: Any = None, n_workers: int | None = None
+        self,
+        address: str | None = None,
+        *,
+        client: Any = None,
+        n_workers: int | None = None,
+        timeout: float = CONNECT_TIMEOUT,
     ) -> None:
         self.address = address
         self.client = client
         self.n_workers = n_workers
+        self.timeout = timeout
         self._opened: Any = None
         self._owned: list[Any] = []
 
     def map(self, fn: Callable[[S, T], R], items: Sequence[T], shared: S) -> list[R]:
         """Submit one task per item (with ``shared`` scattered once) and gather in order."""
         return _dask_map(self._client(), fn, items, shared)
+
+    def connect(self) -> None:
+        """Open the client now (a map opens it otherwise), so a bad address fails early.
+
+        Raises
+        ------
+        SchedulerUnreachableError
+            If no scheduler answers at ``address`` within ``timeout`` seconds.
+        """
+        self._client()
 
     def _client(self) -> Any:
         if self.client is not None:
@@ -106,7 +125,9 @@ class DaskChunkExecutor:
             return self._opened
         distributed = require("distributed", purpose="scoring pool chunks on dask")
         if self.address is not None:
-            self._opened = distributed.Client(self.address)
+            self._opened = connect_client(
+                self.address, timeout=self.timeout, purpose="scoring pool chunks on dask"
+            )
             self._owned.append(self._opened)
             return self._opened
         cluster = distributed.LocalCluster(
@@ -167,10 +188,18 @@ def make_chunk_executor(
     n_workers : int or None, default=None
         Workers of that local cluster.
 
+    Returns
+    -------
+    ChunkExecutor
+        With an address, a :class:`DaskChunkExecutor` already connected to the scheduler
+        (close it, or use it in a ``with`` block).
+
     Raises
     ------
     InvalidParameterError
         For an unknown kind.
+    SchedulerUnreachableError
+        If no dask scheduler answers at ``address`` within 5 s.
 
     Examples
     --------
@@ -178,7 +207,10 @@ def make_chunk_executor(
     'SerialChunkExecutor'
     """
     if kind == "dask" or address is not None:
-        return DaskChunkExecutor(address, n_workers=n_workers)
+        dask = DaskChunkExecutor(address, n_workers=n_workers)
+        if address is not None:
+            dask.connect()
+        return dask
     if kind == "serial":
         return SerialChunkExecutor()
     raise InvalidParameterError(

@@ -298,7 +298,7 @@ class ParquetReader:
     Parameters
     ----------
     path : Path
-        The file.
+        The file (made absolute here: dask workers may run in another folder).
     direct : list of str
         Feature columns read as they are.
     categorical : dict of str to list of str
@@ -324,7 +324,7 @@ class ParquetReader:
         offsets: NDArray[np.int64],
         fill_values: dict[str, Any] | None = None,
     ) -> None:
-        self.path = path
+        self.path = Path(path).absolute()
         self.fill_values = dict(fill_values or {})
         self.direct = direct
         self.categorical = categorical

@@ -13,6 +13,8 @@ from rich.console import Console
 from rich.table import Table
 
 from fairacq.cli._errors import fail, user_errors
+from fairacq.cli._progress import progress
+from fairacq.cli._shutdown import stop_on_signals
 
 __all__ = ["parse_overrides", "reproduce_cmd", "run_named"]
 
@@ -31,16 +33,18 @@ def run_named(
     resume: bool = True,
     command: str | None = None,
 ) -> Any:
-    """Run experiment ``name`` with a spinner and return its result.
+    """Run experiment ``name`` with a progress bar of its tasks and return its result.
 
-    ``command`` is recorded in the summary (default: this process's command line).
+    ``command`` is recorded in the summary (default: this process's command line). The bar
+    (or, off a terminal, a line every few seconds) goes to stderr: tasks done / tasks handed
+    out so far (an experiment may hand out a second phase's tasks after the first).
     """
     from fairacq.experiments import make_executor, run_experiment
 
     executor = make_executor(executor_kind, address=address, n_workers=workers)  # type: ignore[arg-type]
     if command is None:
         command = "fairacq " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    with console.status(f"Running {name} ({preset}) ..."):
+    with progress(f"{name} ({preset})", None, "tasks") as bar:
         return run_experiment(
             name,
             preset=preset,
@@ -48,6 +52,7 @@ def run_named(
             executor=executor,
             command=command,
             resume=resume,
+            on_progress=lambda done, total: bar.update(done, total=total),
             **(overrides or {}),
         )
 
@@ -117,7 +122,12 @@ def reproduce_cmd(
     overrides = parse_overrides(set_ or [])
     overrides.update({} if seeds is None else {"n_trials": seeds})
     overrides.update({} if seed is None else {"seed": seed})
-    with user_errors():
+    hint = (
+        f"; finished tasks are kept in {target}/task-cache: run the same command to go on"
+        if resume
+        else ""
+    )
+    with stop_on_signals(hint), user_errors():
         result = run_named(
             name,
             preset="full" if full else "quick",

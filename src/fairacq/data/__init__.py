@@ -78,7 +78,6 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
-    "as_fair_dataset",
     "TABLE_SUFFIXES",
     "DataSiftSplit",
     "DatasetInfo",
@@ -91,6 +90,7 @@ __all__ = [
     "TableEncoder",
     "TrainTestSplit",
     "TrainValTestSplit",
+    "as_fair_dataset",
     "cache_dir",
     "check_table_file",
     "columns_from_options",

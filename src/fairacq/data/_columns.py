@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PreparedTable",
-    "as_fair_dataset",
     "TableColumns",
+    "as_fair_dataset",
     "columns_from_options",
     "encode_label",
     "prepare_table",

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import inspect
 import os
+import signal
+import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
-from typing import Literal, Protocol, TypeVar
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Any, Literal, Protocol, TypeVar
 
+from fairacq._dask import CONNECT_TIMEOUT, connect_client
 from fairacq._deps import require
 from fairacq.exceptions import InvalidParameterError
 
@@ -14,9 +18,12 @@ __all__ = [
     "DaskExecutor",
     "Executor",
     "LocalExecutor",
+    "ProgressExecutor",
     "SerialExecutor",
+    "TaskDone",
     "make_executor",
     "single_thread",
+    "takes_on_done",
 ]
 
 T = TypeVar("T")
@@ -37,19 +44,55 @@ def single_thread() -> None:
     torch.set_num_threads(1)
 
 
+#: Called once for every task that finishes (or is found in a cache), in this process.
+TaskDone = Callable[[], None]
+
+#: Seconds a stopped pool's workers get to exit after SIGTERM before they are killed.
+_TERMINATE_WAIT = 3.0
+
+
 class Executor(Protocol):
-    """Maps a picklable function over items and returns the results in order."""
+    """Maps a picklable function over items and returns the results in order.
+
+    The executors here also take ``on_done``, a function called in this process each time
+    one task finishes (:class:`ProgressExecutor` uses it to count finished tasks); an
+    executor of your own need not.
+    """
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
         """Apply ``fn`` to every item."""
 
 
+def _serial_map(fn: Callable[[T], R], todo: list[T], on_done: TaskDone | None) -> list[R]:
+    out = []
+    for item in todo:
+        out.append(fn(item))
+        if on_done is not None:
+            on_done()
+    return out
+
+
 class SerialExecutor:
     """Runs trials one after another in this process."""
 
-    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
-        """Apply ``fn`` to every item in order."""
-        return [fn(item) for item in items]
+    def map(
+        self, fn: Callable[[T], R], items: Iterable[T], *, on_done: TaskDone | None = None
+    ) -> list[R]:
+        """Apply ``fn`` to every item in order; call ``on_done()`` after each."""
+        return _serial_map(fn, list(items), on_done)
+
+
+def _init_worker() -> None:
+    """Set up a pool worker: one thread; stopping is the parent's business.
+
+    A forked worker inherits the parent's Python signal handlers (the CLI's, which raise):
+    SIGTERM gets its default action back, so the parent's :func:`_stop_pool` ends it, and
+    SIGINT is ignored, so a Ctrl-C in a terminal (sent to the whole process group) reaches
+    the parent alone, which then stops the workers.
+    """
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    single_thread()
 
 
 class LocalExecutor:
@@ -60,20 +103,55 @@ class LocalExecutor:
     n_workers : int or None, default=None
         Processes to start; ``None`` uses the number of CPUs. With 1 (or one item) the work
         runs in this process.
+
+    Notes
+    -----
+    If a task fails, or the map is interrupted (``KeyboardInterrupt``, or the exception a
+    signal handler raises), the pool is stopped at once: queued tasks are cancelled and the
+    workers are terminated (killed if they do not exit within a few seconds), so none is
+    left running. Results a task wrote before (the task cache writes atomically) stay whole.
     """
 
     def __init__(self, n_workers: int | None = None) -> None:
         self.n_workers = n_workers or os.cpu_count() or 1
 
-    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
-        """Apply ``fn`` to every item across worker processes."""
+    def map(
+        self, fn: Callable[[T], R], items: Iterable[T], *, on_done: TaskDone | None = None
+    ) -> list[R]:
+        """Apply ``fn`` to every item across worker processes; ``on_done()`` after each."""
         todo = list(items)
         if self.n_workers == 1 or len(todo) <= 1:
-            return [fn(item) for item in todo]
-        with ProcessPoolExecutor(
-            max_workers=min(self.n_workers, len(todo)), initializer=single_thread
-        ) as pool:
-            return list(pool.map(fn, todo))
+            return _serial_map(fn, todo, on_done)
+        pool = ProcessPoolExecutor(
+            max_workers=min(self.n_workers, len(todo)), initializer=_init_worker
+        )
+        try:
+            futures = [pool.submit(fn, item) for item in todo]
+            for future in as_completed(futures):
+                future.result()  # the first failure stops the map
+                if on_done is not None:
+                    on_done()
+            results = [f.result() for f in futures]
+        except BaseException:
+            _stop_pool(pool)
+            raise
+        pool.shutdown()
+        return results
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Cancel the queued tasks and end every worker of ``pool`` (SIGTERM, then SIGKILL)."""
+    workers = list((getattr(pool, "_processes", None) or {}).values())
+    for proc in workers:
+        if proc.is_alive():
+            proc.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+    deadline = time.monotonic() + _TERMINATE_WAIT
+    for proc in workers:
+        proc.join(max(0.0, deadline - time.monotonic()))
+        if proc.is_alive():
+            proc.kill()
+            proc.join(1.0)
 
 
 class DaskExecutor:
@@ -86,20 +164,43 @@ class DaskExecutor:
         :class:`distributed.LocalCluster` of single-threaded workers for the duration of a map.
     n_workers : int or None, default=None
         Workers of the local cluster when ``address`` is None.
+    timeout : float, default=5.0
+        Seconds to wait for the scheduler at ``address``.
     """
 
-    def __init__(self, address: str | None = None, *, n_workers: int | None = None) -> None:
+    def __init__(
+        self,
+        address: str | None = None,
+        *,
+        n_workers: int | None = None,
+        timeout: float = CONNECT_TIMEOUT,
+    ) -> None:
         self.address = address
         self.n_workers = n_workers
+        self.timeout = timeout
 
-    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
-        """Submit one task per item and gather the results in order."""
+    def check(self) -> None:
+        """Connect to the scheduler at ``address`` once (nothing to check without one).
+
+        Raises
+        ------
+        SchedulerUnreachableError
+            If no scheduler answers there within ``timeout`` seconds.
+        """
+        if self.address is not None:
+            connect_client(self.address, timeout=self.timeout, purpose="the dask executor").close()
+
+    def map(
+        self, fn: Callable[[T], R], items: Iterable[T], *, on_done: TaskDone | None = None
+    ) -> list[R]:
+        """Submit one task per item and gather the results in order; ``on_done()`` after each."""
         distributed = require("distributed", purpose="the dask executor")
         todo = list(items)
         if self.address is not None:
-            with distributed.Client(self.address) as client:
-                client.run(single_thread)
-                return list(client.gather(client.map(fn, todo, pure=False)))
+            with connect_client(
+                self.address, timeout=self.timeout, purpose="the dask executor"
+            ) as client:
+                return _dask_gather(distributed, client, fn, todo, on_done)
         with (
             distributed.LocalCluster(
                 n_workers=self.n_workers or min(2, os.cpu_count() or 1),
@@ -109,8 +210,79 @@ class DaskExecutor:
             ) as cluster,
             distributed.Client(cluster) as client,
         ):
-            client.run(single_thread)
-            return list(client.gather(client.map(fn, todo, pure=False)))
+            return _dask_gather(distributed, client, fn, todo, on_done)
+
+
+def _dask_gather(
+    distributed: Any, client: Any, fn: Callable[[T], R], todo: list[T], on_done: TaskDone | None
+) -> list[R]:
+    """Run ``fn`` over ``todo`` on ``client``; results in order, ``on_done()`` as each ends."""
+    client.run(single_thread)
+    futures = client.map(fn, todo, pure=False)
+    try:
+        for future in distributed.as_completed(futures):
+            future.result()
+            if on_done is not None:
+                on_done()
+        return list(client.gather(futures))
+    except BaseException:
+        client.cancel(futures)
+        raise
+
+
+class ProgressExecutor:
+    """Wraps an executor and reports ``report(done, total)`` as its tasks finish.
+
+    ``total`` grows with every :meth:`map` (an experiment may map several times, one phase
+    after another), and ``done`` counts finished tasks, each as it ends when the inner
+    executor takes ``on_done`` (the executors here and :class:`CachingExecutor` do, which
+    counts reused tasks at once), else all of a map's tasks when it returns.
+
+    Parameters
+    ----------
+    inner : Executor
+        Runs the tasks.
+    report : callable
+        ``report(done, total)``, called in this process.
+
+    Examples
+    --------
+    >>> seen = []
+    >>> ProgressExecutor(SerialExecutor(), lambda d, t: seen.append((d, t))).map(abs, [-1, -2])
+    [1, 2]
+    >>> seen
+    [(0, 2), (1, 2), (2, 2)]
+    """
+
+    def __init__(self, inner: Executor, report: Callable[[int, int], None]) -> None:
+        self.inner = inner
+        self.report = report
+        self.done = 0
+        self.total = 0
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
+        """Apply ``fn`` to every item through the inner executor, reporting progress."""
+        todo = list(items)
+        self.total += len(todo)
+        self.report(self.done, self.total)
+        if not takes_on_done(self.inner):
+            out = self.inner.map(fn, todo)
+            self._finished(len(todo))
+            return out
+        return self.inner.map(fn, todo, on_done=self._finished)  # type: ignore[call-arg]
+
+    def _finished(self, n: int = 1) -> None:
+        self.done += n
+        self.report(self.done, self.total)
+
+
+def takes_on_done(executor: Any) -> bool:
+    """Whether ``executor.map`` accepts the ``on_done`` keyword."""
+    try:
+        params = inspect.signature(executor.map).parameters
+    except (TypeError, ValueError):
+        return False
+    return "on_done" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
 
 def make_executor(
@@ -129,6 +301,14 @@ def make_executor(
         A dask scheduler address.
     n_workers : int or None
         Worker processes.
+
+    Raises
+    ------
+    InvalidParameterError
+        For an unknown kind or a number of workers below 1.
+    SchedulerUnreachableError
+        If no dask scheduler answers at ``address`` within 5 s (checked here, before any
+        work).
     """
     if n_workers is not None and (isinstance(n_workers, bool) or int(n_workers) < 1):
         raise InvalidParameterError(
@@ -136,7 +316,9 @@ def make_executor(
             "or more (or leave it out for one per core)."
         )
     if address is not None or kind == "dask":
-        return DaskExecutor(address, n_workers=n_workers)
+        dask = DaskExecutor(address, n_workers=n_workers)
+        dask.check()
+        return dask
     if kind == "local":
         return LocalExecutor(n_workers)
     if kind == "serial":

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from fairacq._version import __version__
 from fairacq.exceptions import InvalidParameterError
-from fairacq.experiments._framework.executor import Executor, SerialExecutor
+from fairacq.experiments._framework.executor import Executor, ProgressExecutor, SerialExecutor
 from fairacq.experiments._framework.registry import get_experiment
 from fairacq.experiments._framework.result import ExperimentResult
 from fairacq.experiments._framework.task_cache import CachingExecutor
@@ -27,6 +27,7 @@ def run_experiment(
     executor: Executor | None = None,
     command: str = "",
     resume: bool = True,
+    on_progress: Callable[[int, int], None] | None = None,
     **overrides: Any,
 ) -> ExperimentResult:
     """Run experiment ``name`` with a preset (plus overrides) and optionally write it.
@@ -47,6 +48,11 @@ def run_experiment(
         With ``out_dir``, keep every finished task's result in ``out_dir/task-cache`` and
         reuse it, so re-running an interrupted command only runs the unfinished tasks (see
         :class:`CachingExecutor`). ``False`` runs everything afresh.
+    on_progress : callable or None, default=None
+        ``on_progress(done, total)``, called in this process whenever a task finishes (a task
+        reused from the cache counts at once) and whenever the experiment hands out more
+        tasks: ``total`` is the number of tasks handed out so far, so it can grow while an
+        experiment runs one phase after another (see :class:`ProgressExecutor`).
     **overrides
         Config fields to change, e.g. ``n_trials=3``.
 
@@ -59,7 +65,10 @@ def run_experiment(
     start = time.perf_counter()
     inner = executor or SerialExecutor()
     cache = CachingExecutor(inner, Path(out_dir) / "task-cache") if resume and out_dir else None
-    result = spec.run(config, cache or inner)
+    outer: Executor = cache or inner
+    result = spec.run(
+        config, outer if on_progress is None else ProgressExecutor(outer, on_progress)
+    )
     result.meta.setdefault("elapsed_s", round(time.perf_counter() - start, 3))
     result.meta.setdefault("fairacq_version", __version__)
     result.meta.setdefault("seed", config.seed)

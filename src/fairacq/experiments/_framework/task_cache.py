@@ -36,7 +36,7 @@ from typing import Any, TypeVar
 
 from fairacq._io import atomic_write
 from fairacq._version import __version__
-from fairacq.experiments._framework.executor import Executor
+from fairacq.experiments._framework.executor import Executor, TaskDone, takes_on_done
 from fairacq.experiments._framework.result_codec import (
     CorruptValueError,
     UnsupportedValueError,
@@ -198,15 +198,22 @@ class CachingExecutor:
         self.hits = 0
         self.misses = 0
 
-    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
-        """Apply ``fn`` to every item, running only the items without a stored result."""
+    def map(
+        self, fn: Callable[[T], R], items: Iterable[T], *, on_done: TaskDone | None = None
+    ) -> list[R]:
+        """Apply ``fn`` to every item, running only the items without a stored result.
+
+        ``on_done()`` is called once for every reused task (at once) and, when the inner
+        executor takes it, for every task run as it finishes (else for all of them at the end).
+        """
         todo = list(items)
         try:
             keys = [task_key(fn, item) for item in todo]
         except (pickle.PicklingError, TypeError, AttributeError):
             # a task that cannot be pickled cannot be keyed (nor sent to a worker): run it as is
             self.hits, self.misses = 0, len(todo)
-            return self.inner.map(fn, todo)
+            out: list[R] = self._run(fn, todo, on_done)
+            return out
         self.directory.mkdir(parents=True, exist_ok=True)
         results: dict[int, Any] = {}
         missing: list[int] = []
@@ -214,11 +221,24 @@ class CachingExecutor:
             found, value = _load(_path(self.directory, key), key)
             if found:
                 results[i] = value
+                if on_done is not None:
+                    on_done()
             else:
                 missing.append(i)
         self.hits, self.misses = len(results), len(missing)
         if missing:
             run = functools.partial(_run_and_store, fn, str(self.directory))
-            computed = self.inner.map(run, [(keys[i], todo[i]) for i in missing])
+            computed = self._run(run, [(keys[i], todo[i]) for i in missing], on_done)
             results.update(zip(missing, computed, strict=True))
         return [results[i] for i in range(len(todo))]
+
+    def _run(self, fn: Callable[[Any], Any], todo: list[Any], on_done: TaskDone | None) -> Any:
+        """Map ``fn`` on the inner executor, passing ``on_done`` on when it takes it."""
+        if on_done is None:
+            return self.inner.map(fn, todo)
+        if takes_on_done(self.inner):
+            return self.inner.map(fn, todo, on_done=on_done)  # type: ignore[call-arg]
+        out = self.inner.map(fn, todo)
+        for _ in todo:
+            on_done()
+        return out
