@@ -6,14 +6,10 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-
 from fairacq.cli._acquire_inputs import AcquireInputs, parse_size
 from fairacq.cli._errors import err_console
 
 __all__ = ["checkpointing", "make_acquirer_for", "run_baseline", "run_method", "write_outputs"]
-
-console = Console(highlight=False, stderr=True)
 
 #: Axis labels of the metrics a user is likely to pick.
 _LABELS = {
@@ -62,8 +58,12 @@ def run_method(
     resuming: dict[str, Any],
 ) -> list[str]:
     """Run the acquirer; return the warnings it raised (each printed as a note)."""
+    from fairacq.cli._progress import progress, run_callback
+
+    unit = "cost units" if inputs.costs is not None else "rows"
+    callbacks = list(resuming.pop("callbacks", []))
     with (
-        console.status(f"Acquiring with {method} ..."),
+        progress(method, float(acquirer.budget), unit) as bar,
         warnings.catch_warnings(record=True) as caught,
     ):
         warnings.simplefilter("always")
@@ -74,6 +74,7 @@ def run_method(
             test=inputs.test,
             costs=inputs.costs,
             executor=chunks,
+            callbacks=[*callbacks, run_callback(bar, column="cost")],
             **resuming,
         )
     notes = list(dict.fromkeys(str(w.message) for w in caught))
@@ -85,12 +86,16 @@ def run_method(
 def run_baseline(acquirer: Any, inputs: AcquireInputs, chunks: Any) -> dict[str, Any]:
     """Random on the same data, seed, budget and batch (nothing when the method is Random)."""
     from fairacq.acquisition import make_acquirer
+    from fairacq.cli._progress import progress, run_callback
 
     if acquirer.method_name == "random":
         return {}
     params = acquirer.get_params(deep=False)
     random = make_acquirer("random", **params)
-    with console.status("Running the Random baseline ..."), warnings.catch_warnings():
+    with (
+        progress("random baseline", float(random.budget), "rows") as bar,
+        warnings.catch_warnings(),
+    ):
         warnings.simplefilter("ignore")
         trace = random.run(
             inputs.train,
@@ -99,6 +104,7 @@ def run_baseline(acquirer: Any, inputs: AcquireInputs, chunks: Any) -> dict[str,
             test=inputs.test,
             costs=inputs.costs,
             executor=chunks,
+            callbacks=[run_callback(bar, column="cost")],
         )
     return {"random": trace}
 
