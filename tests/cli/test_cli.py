@@ -401,9 +401,9 @@ def test_metrics_lists_every_registered_metric():
          r"'methods' takes tuple\[str, ...\]"),
         (["reproduce", "aopt-fig1", "--quick", "--workers", "-3"], "workers must be an int >= 1"),
         (["audit", "--dataset", "adult", "--sensitive", "sex", "--test-size", "0"],
-         "'test_size' parameter of audit must be a float in"),
+         "--test-size must lie strictly between 0 and 1"),
         (["audit", "--dataset", "adult", "--sensitive", "sex", "--test-size", "1.5"],
-         "Got 1.5 instead"),
+         "got 1.5"),
     ],
 )  # fmt: skip
 def test_option_values_of_the_wrong_type_or_range_exit_2_in_one_line(args, match, tmp_path):
