@@ -200,3 +200,23 @@ def test_dataset_proxy_stores_group_names() -> None:
     names = np.asarray(data.group_names)[data.s]
     trace = BalancedFilter(proxy=proxy, random_state=0).filter(data.X, s=names).trace
     assert "share_admitted_female" in trace.to_frame().columns
+
+
+def test_several_group_columns_balance_intersecting_classes() -> None:
+    columns = TableColumns("verdict", ("region", "dept"), positive="accept", drop=("badge",))
+    proxy = fit_table_proxy(make_table(600), columns, "qp-tree", random_state=0)
+    assert proxy.classes is not None
+    assert proxy.classes.names == ("region", "dept")
+    assert proxy.encoder.columns_ == ["years"]
+    result = filter_table(proxy, make_table(120, seed=6), random_state=0)
+    assert result.group_counts is not None
+    assert (
+        result.group_counts["region=coast"]["seen"]
+        == (make_table(120, seed=6).region == "coast").sum()
+    )
+    assert {g for g in result.group_counts if g.startswith("dept=")} == {
+        "dept=farming",
+        "dept=fishing",
+        "dept=law",
+        "dept=trade",
+    }

@@ -164,6 +164,8 @@ def fit_cmd(
     learner = _proxy_model(proxy, model, model_param)
     if data is not None and dataset is not None:
         raise fail("Pass --data FILE (your table) or --dataset NAME, not both.")
+    if data is not None and sensitive:
+        _split_attrs(sensitive)  # one clear line for "a,,b" or "a,a"
     if data is not None and not label:
         raise fail("--data needs --label COL naming the outcome column (e.g. --label hired).")
     if data is None:

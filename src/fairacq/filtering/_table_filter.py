@@ -78,7 +78,10 @@ def _plain(value: Any) -> Any:
 
 
 def _truth(
-    proxy: FittedProxy | TableProxy, frame: pd.DataFrame, evaluate: Sequence[str] | bool | None
+    proxy: FittedProxy | TableProxy,
+    frame: pd.DataFrame,
+    evaluate: Sequence[str] | bool | None,
+    where: str,
 ) -> pd.Series | pd.DataFrame | None:
     """Return the true groups to report on: named columns, or a table proxy's group columns."""
     if evaluate is False:
@@ -97,13 +100,13 @@ def _truth(
             if evaluate:
                 missing = [c for c in cols if c not in frame.columns]
                 raise InvalidDataError(
-                    f"evaluate: the candidates lack the group column(s) {missing}. Add them, "
+                    f"{where}: no group column(s) {missing} to evaluate with. Add them, "
                     "or filter without evaluating."
                 )
             return None
         if not evaluate and _unknown_groups(frame[cols], fitted):
             warn_caller(
-                f"candidates: group column(s) {cols} hold groups the proxy was not fitted on "
+                f"{where}: group column(s) {cols} hold groups the proxy was not fitted on "
                 f"({', '.join(_unknown_groups(frame[cols], fitted)[:5])}); the admitted "
                 "groups are not reported. Name known groups, or refit."
             )
@@ -198,6 +201,19 @@ def filter_table(
     -----
     UserWarning
         When candidates hold categories the training table did not (encoded as zeros).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fairacq.data import TableColumns
+    >>> from fairacq.filtering import fit_table_proxy
+    >>> table = pd.DataFrame({"job": ["a", "b"] * 40, "years": range(80),
+    ...                       "sex": ["F", "M"] * 40, "hired": ["y", "n", "n", "y"] * 20})
+    >>> columns = TableColumns("hired", ("sex",), positive="y")
+    >>> proxy = fit_table_proxy(table, columns, "qp-tree", random_state=0)
+    >>> out = filter_table(proxy, table.drop(columns=["hired"]), random_state=0)
+    >>> list(out.rows.columns), sorted(out.group_counts)
+    (['job', 'years', 'sex', 'admission_probability'], ['F', 'M'])
     """
     added = [PROBABILITY_COLUMN, *([ADMITTED_COLUMN] if all_rows else [])]
     _check_free(candidates, added)
@@ -205,7 +221,7 @@ def filter_table(
     fitted = proxy.proxy if isinstance(proxy, TableProxy) else proxy
     X = proxy.encode(frame, where=where) if isinstance(proxy, TableProxy) else frame
     unknown = dict(proxy.encoder.unknown_counts_) if isinstance(proxy, TableProxy) else {}
-    truth = _truth(proxy, frame, evaluate)
+    truth = _truth(proxy, frame, evaluate, where)
     result = BalancedFilter(proxy=fitted, random_state=random_state).filter(X, s=truth)
     rows = frame.assign(**{PROBABILITY_COLUMN: fitted.admission_probability(X)})
     if all_rows:

@@ -301,6 +301,17 @@ def fit_table_proxy(
     -----
     ResultWarning
         See :func:`fit_proxy_report`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fairacq.data import TableColumns
+    >>> table = pd.DataFrame({"job": ["a", "b"] * 40, "years": range(80),
+    ...                       "sex": ["F", "M"] * 40, "hired": ["y", "n", "n", "y"] * 20})
+    >>> columns = TableColumns("hired", ("sex",), positive="y")
+    >>> proxy = fit_table_proxy(table, columns, "qp-tree", random_state=0)
+    >>> proxy.groups, proxy.encoder.feature_names_
+    (('F', 'M'), ['job=a', 'job=b', 'years'])
     """
     table = prepare_table(frame, columns, name=name)
     fitted_model, report = fit_proxy_report(
