@@ -43,7 +43,7 @@ console = Console(highlight=False, soft_wrap=True)
 #: Proxy names (kept here so that ``--help`` needs no import of the filtering package).
 _PROXIES = ("naive-regression", "qp-regression", "naive-tree", "qp-tree", "alpha-beta")
 
-SeedOpt = Annotated[int, typer.Option(help="Seed of the tree proxies, the model and draws.")]
+SeedOpt = Annotated[int, typer.Option(help="Seed of the tree proxies and of --model.")]
 SummaryOpt = Annotated[
     Path | None,
     typer.Option(
