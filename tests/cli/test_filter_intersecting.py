@@ -150,7 +150,7 @@ def test_apply_shows_per_class_shares_and_beta(compas_proxy, candidates, tmp_pat
     assert not any(k.startswith("share_") for k in _json(res.output))
 
 
-def test_apply_disjoint_proxy_evaluates_one_column(tmp_path):
+def test_apply_disjoint_proxy_evaluates_one_column_by_group_name(tmp_path):
     proxy = tmp_path / "p.json"
     res = _run(
         "filter",
@@ -166,7 +166,7 @@ def test_apply_disjoint_proxy_evaluates_one_column(tmp_path):
     )
     assert res.exit_code == 0, res.output
     data = load_dataset("german", sensitive="sex")
-    frame = data.X.assign(sex_code=data.s)  # the CLI's disjoint proxy knows group codes
+    frame = data.X.assign(sex=data.sensitive["sex"].to_numpy())  # the groups' real names
     cands = tmp_path / "c.csv"
     frame.to_csv(cands, index=False)
     out = tmp_path / "a.csv"
@@ -180,12 +180,13 @@ def test_apply_disjoint_proxy_evaluates_one_column(tmp_path):
         "--out",
         str(out),
         "--evaluate",
-        "sex_code",
+        "sex",
         "--json",
     )
     assert res.exit_code == 0, res.output
-    row = _json(res.output)
-    assert row["share_seen_0"] + row["share_seen_1"] == pytest.approx(1.0)
+    row = json.loads(res.stdout)
+    assert row["share_seen_female"] + row["share_seen_male"] == pytest.approx(1.0)
+    assert row["groups"]["female"]["seen"] == int((frame["sex"] == "female").sum())
     assert "beta_admitted" in row
 
 

@@ -17,6 +17,14 @@ guaranteed in-sample). A fitted proxy saves as plain JSON (:func:`save_proxy` /
 traces the naive and QP proxies' alpha-beta curves (App. A.1.1). :func:`make_proxy` and
 :func:`fit_proxy` build and fit any proxy by name (:data:`PROXY_NAMES`).
 
+A user's raw table (fairacq's addition): :func:`fit_table_proxy` fits a
+:class:`~fairacq.data.TableEncoder` and a proxy on a table's raw columns (label and group
+columns named by :class:`~fairacq.data.TableColumns`) and returns a :class:`TableProxy`,
+saved as JSON with its encoder; :func:`filter_table` admits raw candidates with it and
+returns their own rows. The naive and QP proxies take any scikit-learn classifier
+(``model=`` / ``estimator=``); only linear models and trees save as JSON
+(:func:`check_saveable_model`).
+
 Intersecting groups (App. A.2): pass ``s`` as a DataFrame with one column per group class
 (e.g. race and sex), or a :class:`~fairacq.data.FairDataset` with several sensitive
 attributes. ``A`` then concatenates the within-class distributions, the target is
@@ -36,7 +44,14 @@ from fairacq.filtering._intersect import (
     intersecting_imbalance_from_matrix,
 )
 from fairacq.filtering._membership import GroupClasses
+from fairacq.filtering._table_filter import (
+    PROBABILITY_COLUMN,
+    TableFilterResult,
+    filter_table,
+    run_summary,
+)
 from fairacq.filtering._weights import SamplingWeights, UnreachableTargetWarning, sampling_weights
+from fairacq.filtering.proxies._estimator import EstimatorRule, check_saveable_model
 from fairacq.filtering.proxies._factory import (
     PROXY_NAMES,
     evaluation_groups,
@@ -63,12 +78,15 @@ from fairacq.filtering.proxies._serialize import (
     proxy_to_dict,
     save_proxy,
 )
+from fairacq.filtering.proxies._table import TableProxy, fit_proxy_report, fit_table_proxy
 from fairacq.filtering.proxies._tree import AlphaBetaProxy
 
 __all__ = [
+    "PROBABILITY_COLUMN",
     "PROXY_NAMES",
     "AlphaBetaProxy",
     "BalancedFilter",
+    "EstimatorRule",
     "FilterResult",
     "FittedProxy",
     "GroupClasses",
@@ -80,10 +98,16 @@ __all__ = [
     "RandomizedTreeRule",
     "SamplingWeights",
     "SplitGameResult",
+    "TableFilterResult",
+    "TableProxy",
     "TreeRule",
     "UnreachableTargetWarning",
+    "check_saveable_model",
     "evaluation_groups",
+    "filter_table",
     "fit_proxy",
+    "fit_proxy_report",
+    "fit_table_proxy",
     "interpolation_curve",
     "intersecting_conditional_matrix",
     "intersecting_disclosivity",
@@ -96,6 +120,7 @@ __all__ = [
     "play_split_game",
     "proxy_from_dict",
     "proxy_to_dict",
+    "run_summary",
     "sampling_weights",
     "save_proxy",
     "tree_oracle",

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from fairacq._validation import did_you_mean
 from fairacq.data import FairDataset
-from fairacq.exceptions import InvalidDataError
+from fairacq.exceptions import InvalidDataError, InvalidParameterError
 from fairacq.filtering._membership import GroupClasses
 from fairacq.filtering.proxies._proxies import (
     NaiveRegressionProxy,
@@ -32,7 +33,14 @@ _CLASSES: dict[str, type] = {
 }
 
 
-def make_proxy(name: str, *, alpha: float = 0.2, gamma: float = 0.1) -> Any:
+def make_proxy(
+    name: str,
+    *,
+    alpha: float = 0.2,
+    gamma: float = 0.1,
+    model: Any = None,
+    random_state: Any = None,
+) -> Any:
     """Build an unfitted proxy by name.
 
     Parameters
@@ -42,11 +50,21 @@ def make_proxy(name: str, *, alpha: float = 0.2, gamma: float = 0.1) -> Any:
     alpha, gamma : float
         Disclosivity allowed and progress parameter of :class:`AlphaBetaProxy` (the other
         proxies take no parameter).
+    model : str, estimator or None, default=None
+        The classifier of a naive or QP proxy (their ``estimator``: a name of
+        :func:`fairacq.models.make_learner`, ``"module:Class"``, or a scikit-learn
+        classifier or Pipeline); None keeps the proxy's logistic regression or tree. The
+        (alpha, beta)-proxy trains no classifier and refuses it.
+    random_state : int, Generator or None, default=None
+        Seeds the tree proxies' tie-breaking and the classifier (the others are
+        deterministic).
 
     Raises
     ------
     UnknownNameError
         With the closest name.
+    InvalidParameterError
+        On ``model`` with ``"alpha-beta"``.
 
     Examples
     --------
@@ -54,10 +72,17 @@ def make_proxy(name: str, *, alpha: float = 0.2, gamma: float = 0.1) -> Any:
     'QPTreeProxy'
     """
     if name == "alpha-beta":
+        if model is not None:
+            raise InvalidParameterError(
+                "--model (model=) applies to the naive and QP proxies, which train a "
+                "classifier; the alpha-beta proxy's splits come from its own split game. "
+                "Drop --model or pick e.g. --proxy qp-tree."
+            )
         return AlphaBetaProxy(alpha=alpha, gamma=gamma)
     if name not in _CLASSES:
         raise did_you_mean("proxy", name, PROXY_NAMES, "fairacq filter fit --help")
-    return _CLASSES[name]()
+    seeded = {"random_state": random_state} if name.endswith("-tree") else {}
+    return _CLASSES[name](estimator=model, **seeded)
 
 
 def fit_proxy(
@@ -67,6 +92,8 @@ def fit_proxy(
     sensitive: Sequence[str] | None = None,
     alpha: float = 0.2,
     gamma: float = 0.1,
+    model: Any = None,
+    random_state: Any = None,
 ) -> Any:
     """Fit proxy ``proxy`` on a labelled sample.
 
@@ -80,23 +107,25 @@ def fit_proxy(
         None or one attribute: balance the groups of ``data`` (every group, in code order).
         Several attributes: balance them as intersecting group classes (App. A.2), one
         class per attribute.
-    alpha, gamma : float
+    alpha, gamma, model, random_state
         See :func:`make_proxy`.
 
     Returns
     -------
-    The fitted proxy.
+    The fitted proxy; its groups are the dataset's group names (``data.group_names``).
 
     Warns
     -----
     UnreachableTargetWarning
         When the proxy cannot reach the balance target.
     """
-    model = make_proxy(proxy, alpha=alpha, gamma=gamma)
+    fitted = make_proxy(proxy, alpha=alpha, gamma=gamma, model=model, random_state=random_state)
     if sensitive is None or len(sensitive) <= 1:
-        return model.fit(data.X, data.s, groups=list(range(data.n_groups)))
+        # The groups' names, not their codes: candidates are evaluated by name.
+        names = np.asarray(data.group_names, dtype=object)
+        return fitted.fit(data.X, names[data.s], groups=list(data.group_names))
     # Intersecting classes: the dataset's sensitive columns, one per class.
-    return model.fit(data.with_sensitive(*sensitive))
+    return fitted.fit(data.with_sensitive(*sensitive))
 
 
 def evaluation_groups(

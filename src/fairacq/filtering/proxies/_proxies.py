@@ -47,6 +47,7 @@ from fairacq.filtering._intersect import (
 )
 from fairacq.filtering._membership import GroupClasses, encode_group_classes, group_mass
 from fairacq.filtering._weights import sampling_weights
+from fairacq.filtering.proxies._estimator import EstimatorRule, estimator_rule
 from fairacq.filtering.proxies._rules import LinearRule, RandomizedTreeRule, TreeRule
 from fairacq.metrics import (
     conditional_distribution_matrix,
@@ -72,9 +73,10 @@ class FittedProxy:
     ----------
     method : str
         Name of the proxy (``"qp-tree"``, ...).
-    rule : LinearRule, TreeRule or RandomizedTreeRule
+    rule : LinearRule, TreeRule, RandomizedTreeRule or EstimatorRule
         Maps a feature row to a proxy value ``0..l-1`` (randomized for the (alpha, beta)
-        tree: then each row has expected leaf weights).
+        tree: then each row has expected leaf weights; an :class:`EstimatorRule`, a user's
+        classifier that has no plain-array form, works in memory but cannot be saved).
     feature_names : tuple of str
         Columns the rule reads, in order.
     groups : tuple of str
@@ -96,7 +98,7 @@ class FittedProxy:
     """
 
     method: str
-    rule: LinearRule | TreeRule | RandomizedTreeRule
+    rule: LinearRule | TreeRule | RandomizedTreeRule | EstimatorRule
     feature_names: tuple[str, ...]
     groups: tuple[str, ...]
     A: NDArray[np.float64]
@@ -113,7 +115,7 @@ class FittedProxy:
         return (
             (self.method, self.feature_names, self.groups, self.info, self.classes)
             == (other.method, other.feature_names, other.groups, other.info, other.classes)
-            and self.rule.to_dict() == other.rule.to_dict()
+            and _rule_key(self.rule) == _rule_key(other.rule)
             and all(np.array_equal(getattr(self, a), getattr(other, a)) for a in arrays)
         )
 
@@ -175,6 +177,11 @@ class FittedProxy:
             prob = np.asarray(self.rule.leaf_weights(arr) @ self.rho, dtype=np.float64)
             return np.clip(prob, 0.0, 1.0)
         return np.asarray(self.rho[self.rule.predict(arr)], dtype=np.float64)
+
+
+def _rule_key(rule: Any) -> Any:
+    """Return what compares two rules: their JSON form, or the fitted estimator itself."""
+    return rule.estimator if isinstance(rule, EstimatorRule) else rule.to_dict()
 
 
 def _feature_matrix(X: Any, names: tuple[str, ...], where: str) -> NDArray[np.float64]:
@@ -444,7 +451,7 @@ class _LabelProxy(Strategy):
 
     def _make_rule(
         self, X: NDArray[np.float64], codes: NDArray[np.int64], n_groups: int
-    ) -> LinearRule | TreeRule:
+    ) -> LinearRule | TreeRule | EstimatorRule:
         raise NotImplementedError
 
     def fit(self, X: Any, s: Any = None, *, groups: Any = None) -> _LabelProxy:
@@ -643,6 +650,7 @@ _REGRESSION_CONSTRAINTS: dict[str, list[Any]] = {
     "C": [Interval(float, 0, None, closed="neither")],
     "max_iter": [Interval(int, 1, None, closed="left")],
     "standardize": ["boolean"],
+    "estimator": [str, HasMethods(["fit", "predict"]), None],
 }
 
 
@@ -652,10 +660,13 @@ class _RegressionRule:
     C: float
     max_iter: int
     standardize: bool
+    estimator: Any
 
     def _make_rule(
         self, X: NDArray[np.float64], codes: NDArray[np.int64], n_groups: int
-    ) -> LinearRule | TreeRule:
+    ) -> LinearRule | TreeRule | EstimatorRule:
+        if self.estimator is not None:
+            return estimator_rule(self.estimator, X, codes)
         return _linear_rule(X, codes, float(self.C), int(self.max_iter), bool(self.standardize))
 
 
@@ -676,6 +687,13 @@ class NaiveRegressionProxy(_RegressionRule, _LabelProxy):
         fits the raw features; with ``max_iter=100`` that is scikit-learn's default fit,
         which on Adult stops unconverged (scikit-learn warns) and predicts the majority
         group for nearly everyone, the paper's short regression curves (beta > 0.7).
+    estimator : str, estimator or None, default=None
+        A classifier predicting the group in place of the default one: a name of
+        :func:`fairacq.models.make_learner` (``"lr"``, ``"decision_tree"``, ...),
+        ``"module:Class"``, or a scikit-learn classifier or Pipeline (copied, never fitted
+        in place); the predictor's other hyper-parameters are then ignored. The proxy
+        saves as JSON when the classifier is linear or a decision tree (after affine
+        scalers only); any other works in memory only.
     target : array-like of shape (K,) or None, default=None
         Target group distribution (sorted group order); None is uniform. For intersecting
         classes, the concatenated class shares (each class summing to 1); None is
@@ -705,11 +723,13 @@ class NaiveRegressionProxy(_RegressionRule, _LabelProxy):
         C: float = 1.0,
         max_iter: int = 1000,
         standardize: bool = True,
+        estimator: Any = None,
         target: Any = None,
     ) -> None:
         self.C = C
         self.max_iter = max_iter
         self.standardize = standardize
+        self.estimator = estimator
         self.target = target
 
 
@@ -727,6 +747,13 @@ class QPRegressionProxy(_RegressionRule, _LabelProxy):
         fits the raw features; with ``max_iter=100`` that is scikit-learn's default fit,
         which on Adult stops unconverged (scikit-learn warns) and predicts the majority
         group for nearly everyone, the paper's short regression curves (beta > 0.7).
+    estimator : str, estimator or None, default=None
+        A classifier predicting the group in place of the default one: a name of
+        :func:`fairacq.models.make_learner` (``"lr"``, ``"decision_tree"``, ...),
+        ``"module:Class"``, or a scikit-learn classifier or Pipeline (copied, never fitted
+        in place); the predictor's other hyper-parameters are then ignored. The proxy
+        saves as JSON when the classifier is linear or a decision tree (after affine
+        scalers only); any other works in memory only.
     target : array-like of shape (K,) or None, default=None
         Target group distribution; None is uniform. For intersecting classes, the
         concatenated class shares (each class summing to 1); None is ``U_intersect``.
@@ -759,6 +786,7 @@ class QPRegressionProxy(_RegressionRule, _LabelProxy):
         C: float = 1.0,
         max_iter: int = 1000,
         standardize: bool = True,
+        estimator: Any = None,
         target: Any = None,
         relaxed: bool = False,
         solver: str = "auto",
@@ -766,6 +794,7 @@ class QPRegressionProxy(_RegressionRule, _LabelProxy):
         self.C = C
         self.max_iter = max_iter
         self.standardize = standardize
+        self.estimator = estimator
         self.target = target
         self.relaxed = relaxed
         self.solver = solver
@@ -783,6 +812,13 @@ class NaiveTreeProxy(_LabelProxy):
         Depth limit of the tree (scikit-learn); None grows it fully.
     min_samples_leaf : int, default=1
         Minimum rows per leaf.
+    estimator : str, estimator or None, default=None
+        A classifier predicting the group in place of the default one: a name of
+        :func:`fairacq.models.make_learner` (``"lr"``, ``"decision_tree"``, ...),
+        ``"module:Class"``, or a scikit-learn classifier or Pipeline (copied, never fitted
+        in place); the predictor's other hyper-parameters are then ignored. The proxy
+        saves as JSON when the classifier is linear or a decision tree (after affine
+        scalers only); any other works in memory only.
     target : array-like of shape (K,) or None, default=None
         Target group distribution; None is uniform. For intersecting classes, the
         concatenated class shares (each class summing to 1); None is ``U_intersect``.
@@ -802,6 +838,7 @@ class NaiveTreeProxy(_LabelProxy):
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "max_depth": [Interval(int, 1, None, closed="left"), None],
         "min_samples_leaf": [Interval(int, 1, None, closed="left")],
+        "estimator": [str, HasMethods(["fit", "predict"]), None],
         "target": [HasMethods(["__len__"]), None],
         "random_state": ["random_state"],
     }
@@ -811,17 +848,21 @@ class NaiveTreeProxy(_LabelProxy):
         *,
         max_depth: int | None = None,
         min_samples_leaf: int = 1,
+        estimator: Any = None,
         target: Any = None,
         random_state: Any = None,
     ) -> None:
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
+        self.estimator = estimator
         self.target = target
         self.random_state = random_state
 
     def _make_rule(
         self, X: NDArray[np.float64], codes: NDArray[np.int64], n_groups: int
-    ) -> LinearRule | TreeRule:
+    ) -> LinearRule | TreeRule | EstimatorRule:
+        if self.estimator is not None:
+            return estimator_rule(self.estimator, X, codes, random_state=self.random_state)
         return _tree_rule(X, codes, self.max_depth, int(self.min_samples_leaf), self.random_state)
 
 
@@ -834,6 +875,13 @@ class QPTreeProxy(_LabelProxy):
         Depth limit of the tree; None grows it fully.
     min_samples_leaf : int, default=1
         Minimum rows per leaf.
+    estimator : str, estimator or None, default=None
+        A classifier predicting the group in place of the default one: a name of
+        :func:`fairacq.models.make_learner` (``"lr"``, ``"decision_tree"``, ...),
+        ``"module:Class"``, or a scikit-learn classifier or Pipeline (copied, never fitted
+        in place); the predictor's other hyper-parameters are then ignored. The proxy
+        saves as JSON when the classifier is linear or a decision tree (after affine
+        scalers only); any other works in memory only.
     target : array-like of shape (K,) or None, default=None
         Target group distribution; None is uniform. For intersecting classes, the
         concatenated class shares (each class summing to 1); None is ``U_intersect``.
@@ -858,6 +906,7 @@ class QPTreeProxy(_LabelProxy):
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "max_depth": [Interval(int, 1, None, closed="left"), None],
         "min_samples_leaf": [Interval(int, 1, None, closed="left")],
+        "estimator": [str, HasMethods(["fit", "predict"]), None],
         "target": [HasMethods(["__len__"]), None],
         "relaxed": ["boolean"],
         "solver": [Options(["active-set", "auto", "clarabel", "nnls", "osqp"])],
@@ -869,6 +918,7 @@ class QPTreeProxy(_LabelProxy):
         *,
         max_depth: int | None = None,
         min_samples_leaf: int = 1,
+        estimator: Any = None,
         target: Any = None,
         relaxed: bool = False,
         solver: str = "auto",
@@ -876,6 +926,7 @@ class QPTreeProxy(_LabelProxy):
     ) -> None:
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
+        self.estimator = estimator
         self.target = target
         self.relaxed = relaxed
         self.solver = solver
@@ -883,5 +934,7 @@ class QPTreeProxy(_LabelProxy):
 
     def _make_rule(
         self, X: NDArray[np.float64], codes: NDArray[np.int64], n_groups: int
-    ) -> LinearRule | TreeRule:
+    ) -> LinearRule | TreeRule | EstimatorRule:
+        if self.estimator is not None:
+            return estimator_rule(self.estimator, X, codes, random_state=self.random_state)
         return _tree_rule(X, codes, self.max_depth, int(self.min_samples_leaf), self.random_state)

@@ -3,7 +3,10 @@
 The file holds the prediction rule (arrays), feature names, group names, the in-sample
 conditional distribution matrix ``A`` (aggregate shares), the proxy marginal, ``rho`` and
 the target: enough to run Algorithm 2 (paper 003, §3) on new candidates. A proxy for
-intersecting group classes (App. A.2) also stores the class names and their groups.
+intersecting group classes (App. A.2) also stores the class names and their groups. A
+:class:`TableProxy` (fitted on a raw table) also stores, under ``"table"``, its
+:class:`~fairacq.data.TableEncoder`, the column roles and the fit's report, each checked on
+load against the proxy (a group column among the features is refused).
 """
 
 from __future__ import annotations
@@ -15,10 +18,13 @@ from typing import Any
 import numpy as np
 
 from fairacq._io import read_json, write_json
+from fairacq.data._columns import TableColumns
+from fairacq.data._encoder import TableEncoder
 from fairacq.exceptions import CorruptFileError, InvalidDataError
 from fairacq.filtering._membership import GroupClasses
 from fairacq.filtering.proxies._proxies import FittedProxy
 from fairacq.filtering.proxies._rules import rule_from_dict
+from fairacq.filtering.proxies._table import TableProxy
 
 __all__ = ["load_proxy", "proxy_from_dict", "proxy_to_dict", "save_proxy"]
 
@@ -31,7 +37,7 @@ def proxy_to_dict(proxy: Any) -> dict[str, Any]:
 
     Parameters
     ----------
-    proxy : FittedProxy or fitted proxy strategy
+    proxy : FittedProxy, TableProxy or fitted proxy strategy
         E.g. a fitted :class:`QPTreeProxy` (its ``fitted_`` is used).
 
     Returns
@@ -42,8 +48,15 @@ def proxy_to_dict(proxy: Any) -> dict[str, Any]:
     Raises
     ------
     InvalidDataError
-        If ``proxy`` is not fitted.
+        If ``proxy`` is not fitted, or its classifier has no JSON form.
     """
+    if isinstance(proxy, TableProxy):
+        table = {
+            "encoder": proxy.encoder.to_dict(),
+            "columns": proxy.columns.to_dict(),
+            "report": dict(proxy.report),
+        }
+        return {**proxy_to_dict(proxy.proxy), "table": table}
     fitted = getattr(proxy, "fitted_", proxy)
     if not isinstance(fitted, FittedProxy):
         raise InvalidDataError(
@@ -71,8 +84,8 @@ def proxy_to_dict(proxy: Any) -> dict[str, Any]:
     return out
 
 
-def proxy_from_dict(data: dict[str, Any]) -> FittedProxy:
-    """Rebuild a :class:`FittedProxy` from :func:`proxy_to_dict` output.
+def proxy_from_dict(data: dict[str, Any]) -> FittedProxy | TableProxy:
+    """Rebuild a :class:`FittedProxy` (or :class:`TableProxy`) from :func:`proxy_to_dict`.
 
     Parameters
     ----------
@@ -81,7 +94,8 @@ def proxy_from_dict(data: dict[str, Any]) -> FittedProxy:
 
     Returns
     -------
-    FittedProxy
+    FittedProxy or TableProxy
+        A :class:`TableProxy` when the description holds a ``"table"`` section.
 
     Raises
     ------
@@ -127,7 +141,55 @@ def proxy_from_dict(data: dict[str, Any]) -> FittedProxy:
             "columns of A. Re-save the proxy."
         )
     _check_values(fitted)
+    if data.get("table") is not None:
+        return _table_from_dict(fitted, data["table"])
     return fitted
+
+
+def _columns_from_dict(data: Any) -> TableColumns:
+    names = data.get("sensitive") if isinstance(data, dict) else None
+    lists = [names, data.get("drop", [])] if isinstance(data, dict) else []
+    ok = (
+        isinstance(data, dict)
+        and isinstance(data.get("label"), str)
+        and all(isinstance(v, list) and all(isinstance(x, str) for x in v) for v in lists)
+        and bool(names)
+        and all(data.get(k) is None or isinstance(data[k], str) for k in ("cost", "positive"))
+    )
+    if not ok:
+        raise CorruptFileError(
+            "load_proxy: the table's column roles are damaged (label, sensitive, drop, cost "
+            "or positive of the wrong type). Fit the proxy again."
+        )
+    return TableColumns.from_dict(data)
+
+
+def _table_from_dict(fitted: FittedProxy, data: Any) -> TableProxy:
+    """Rebuild a :class:`TableProxy`, checking its encoder and roles against ``fitted``."""
+    if not isinstance(data, dict) or not isinstance(data.get("report", {}), dict):
+        raise CorruptFileError("load_proxy: the table section is damaged. Fit the proxy again.")
+    try:
+        encoder = TableEncoder.from_dict(data.get("encoder", {}))
+    except InvalidDataError as exc:
+        raise CorruptFileError(f"load_proxy: {exc}") from None
+    columns = _columns_from_dict(data.get("columns"))
+    fills = encoder.fill_values_
+    problems = [
+        (tuple(encoder.feature_names_) != fitted.feature_names,
+         "the encoder's columns are not the proxy's features"),
+        (bool(set(encoder.columns_) & set(columns.roles())),
+         "a label or group column is among the proxy's features"),
+        ((len(columns.sensitive) > 1) != (fitted.classes is not None)
+         or (fitted.classes is not None and fitted.classes.names != columns.sensitive),
+         "the group columns do not match the proxy's groups"),
+        ((encoder.impute and set(fills) != set(encoder.columns_))
+         or not all(isinstance(v, (str, int, float)) for v in fills.values()),
+         "the encoder's fill values do not match its columns"),
+    ]  # fmt: skip
+    for bad, what in problems:
+        if bad:
+            raise CorruptFileError(f"load_proxy: {what}. Fit the proxy again.")
+    return TableProxy(fitted, encoder, columns, dict(data.get("report", {})))
 
 
 def _check_values(fitted: FittedProxy) -> None:
@@ -163,7 +225,7 @@ def save_proxy(proxy: Any, path: str | os.PathLike[str]) -> Path:
 
     Parameters
     ----------
-    proxy : FittedProxy or fitted proxy strategy
+    proxy : FittedProxy, TableProxy or fitted proxy strategy
     path : str or path-like
 
     Returns
@@ -174,14 +236,14 @@ def save_proxy(proxy: Any, path: str | os.PathLike[str]) -> Path:
     Raises
     ------
     InvalidDataError
-        If ``proxy`` is not fitted.
+        If ``proxy`` is not fitted, or its classifier has no JSON form (nothing is written).
     """
     out = Path(path)
     write_json(out, proxy_to_dict(proxy))
     return out
 
 
-def load_proxy(path: str | os.PathLike[str]) -> FittedProxy:
+def load_proxy(path: str | os.PathLike[str]) -> FittedProxy | TableProxy:
     """Read a proxy written by :func:`save_proxy`.
 
     Parameters
@@ -190,8 +252,9 @@ def load_proxy(path: str | os.PathLike[str]) -> FittedProxy:
 
     Returns
     -------
-    FittedProxy
-        Ready for :class:`BalancedFilter`.
+    FittedProxy or TableProxy
+        Ready for :class:`BalancedFilter` (a :class:`TableProxy`, fitted on a raw table,
+        takes candidates' raw columns: see :func:`filter_table`).
 
     Raises
     ------
