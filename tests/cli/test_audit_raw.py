@@ -58,10 +58,13 @@ def test_cli_audit_user_model_intersectional(table):
         "--sensitive", "region,sector", "--drop", "client",
         "--model", "sklearn.tree:DecisionTreeClassifier", "--model-param", "max_depth=3",
     ]  # fmt: skip
-    res = runner.invoke(app, [str(a) for a in args], env={"COLUMNS": "200"})
+    res = runner.invoke(app, [str(a) for a in args])
     assert res.exit_code == 0, res.output
-    assert "DecisionTreeClassifier on clients.parquet by region & sector" in res.stdout
-    assert "north & health" in res.stdout
+    assert "DecisionTreeClassifier on clients.parquet" in res.stdout
+    payload = json.loads(runner.invoke(app, [*map(str, args), "--json"]).stdout)
+    assert payload["model"] == "DecisionTreeClassifier"
+    assert payload["sensitive"] == ["region", "sector"]
+    assert "north & health" in [g["group"] for g in payload["groups"]]
 
 
 @pytest.mark.parametrize(
