@@ -282,6 +282,13 @@ def test_bad_inputs_exit_2_with_one_line(trained, tmp_path):
     acquire = ["features", "acquire", str(out), str(tmp_path / "people.csv"), "--json"]
     line = _one_error_line(runner.invoke(app, acquire))
     assert "'town'" in line
+    gaps = _table(4).drop(columns=["outcome"])
+    gaps.loc[1, "shift"] = None
+    gaps.to_csv(tmp_path / "gaps.csv", index=False)
+    acquire = ["features", "acquire", str(out), str(tmp_path / "gaps.csv"), "--json"]
+    line = _one_error_line(runner.invoke(app, acquire))
+    assert "'shift' has missing values (row 1" in line
+    assert "train the model with --impute" in line
 
     tampered = tmp_path / "tampered"
     import shutil

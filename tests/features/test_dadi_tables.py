@@ -198,3 +198,17 @@ def test_dadi_fit_records_warnings_without_emitting():
         warnings.simplefilter("error")
         model = DADI(random_state=0, **TINY).fit(load_toy(n=120))
     assert any("epsilon is still" in w for w in model.warnings_)
+
+
+def test_impute_fills_gaps_in_training_and_in_people():
+    table = _table()
+    table.loc[[3, 50], "hours"] = np.nan
+    table.loc[7, "course"] = None
+    cols = TableColumns("result", ("ethnicity",), positive="pass", drop=("ref",), impute=True)
+    fitted = _quiet_train(table, columns=cols)
+    assert fitted.encoder.fill_values_["course"] in {"art", "law", "maths"}
+    people = _table(3, seed=9).drop(columns=["result"])
+    people.loc[0, "hours"] = np.nan
+    out = reveal_table(fitted.model, people)
+    assert out["hours"].isna().tolist() == [True, False, False]  # the people's values, kept
+    assert out["n_revealed"].notna().all()

@@ -87,7 +87,7 @@ def test_a_group_column_may_come_as_sensitive_prefix():
     [
         (pd.DataFrame({"a": [1.0]}), {}, "no column 'b', a feature the model was trained on"),
         (pd.DataFrame({"a": ["x"], "b": ["x"]}), {}, "holds text"),
-        (pd.DataFrame({"a": [1.0, np.nan], "b": ["x", "y"]}), {}, "missing value"),
+        (pd.DataFrame({"a": [1.0, np.nan], "b": ["x", "y"]}), {}, "row 1, 1 in all"),
         (pd.DataFrame({"a": [1.0], "b": ["x"], "row": [5]}), {}, "--id COL"),
         (pd.DataFrame({"a": [1.0], "b": ["x"]}), {"id_column": "who"}, "no column 'who'"),
         (pd.DataFrame({"a": [1, 2], "b": ["x", "y"], "k": [1, 1]}), {"id_column": "k"}, "k"),

@@ -144,6 +144,8 @@ def _model_inputs(
         missing = [c for c, name in found.items() if name is None]
         if not missing:
             raw = pd.DataFrame({c: frame[name] for c, name in found.items()})
+            if not encoder.impute:
+                _check_complete(raw, source)
             X = encoder.transform(raw, where=source)
             return X, {c: [str(name)] for c, name in found.items()}
         if all(c in frame.columns for c in encoded):
@@ -162,6 +164,18 @@ def _model_inputs(
             "columns it was trained on, encoded as fairacq.data.load_dataset does."
         )
     return frame[encoded], dict(agent.feature_groups_)
+
+
+def _check_complete(raw: pd.DataFrame, source: str) -> None:
+    """Refuse missing feature values of a model trained without ``--impute``."""
+    gaps = raw.isna().to_numpy()
+    if gaps.any():
+        rows, cols = np.nonzero(gaps)
+        raise InvalidDataError(
+            f"{source}: column {raw.columns[cols[0]]!r} has missing values (row {rows[0]}, "
+            f"{int(gaps.sum())} in all). The agent decides from complete rows: fill or drop "
+            "them, or train the model with --impute (impute=True) to fill them as in training."
+        )
 
 
 def _raw_column(frame: pd.DataFrame, name: str) -> str | None:
