@@ -66,7 +66,7 @@ DatasetOpt = Annotated[
     str | None,
     typer.Option(
         "--dataset",
-        help="A bundled dataset (fairacq datasets list) instead of --data [default: adult].",
+        help="A bundled dataset (fairacq datasets list) instead of --data; adult if neither.",
     ),
 ]
 GammaOpt = Annotated[
