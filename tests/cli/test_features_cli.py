@@ -43,7 +43,7 @@ def model_dir(tmp_path_factory):
         ],
     )
     assert res.exit_code == 0, res.output
-    return out, json.loads(res.output)
+    return out, json.loads(res.stdout)
 
 
 def test_train_writes_a_loadable_model(model_dir):
@@ -60,6 +60,18 @@ def test_train_writes_a_loadable_model(model_dir):
     assert "sex" in agent.feature_groups_  # the paper offers the sensitive attribute too
 
 
+def _raw_columns(people, groups):
+    """Undo the one-hot encoding of a bundled dataset's rows: one raw column per group."""
+    raw = {}
+    for group, cols in groups.items():
+        if cols == [group]:
+            raw[group] = people[group]
+        else:
+            values = [c.split("=", 1)[1] for c in cols]
+            raw[group] = [values[i] for i in people[cols].to_numpy().argmax(axis=1)]
+    return pd.DataFrame(raw)
+
+
 @pytest.mark.parametrize("suffix", [".parquet", ".csv"])
 def test_acquire_masks_unrevealed_values(model_dir, tmp_path, suffix):
     out, _ = model_dir
@@ -72,12 +84,14 @@ def test_acquire_masks_unrevealed_values(model_dir, tmp_path, suffix):
     target = tmp_path / f"revealed{suffix}"
     res = runner.invoke(
         app,
-        ["features", "acquire", "--model", str(out), "--input", str(source), "--out", str(target)],
+        ["features", "acquire", str(out), str(source), "--out", str(target), "--blank-unrevealed"],
     )
     assert res.exit_code == 0, res.output
     assert "12 people" in res.output
+    assert "encoded columns" in res.output
     got = pd.read_parquet(target) if suffix == ".parquet" else pd.read_csv(target)
     assert len(got) == 12
+    assert got["row"].tolist() == list(range(12))
     from fairacq.features import DADI
 
     agent = DADI.load(out)
@@ -98,11 +112,32 @@ def test_acquire_masks_unrevealed_values(model_dir, tmp_path, suffix):
                 assert np.isnan(value)
 
 
+def test_bundled_model_takes_raw_columns_and_to_frame(model_dir, tmp_path):
+    """A bundled dataset's model reads raw columns (sex = Female), as a table of yours does,
+    and also what FairDataset.to_frame writes (one-hot columns, sensitive:sex)."""
+    out, _ = model_dir
+    data = load_adult(include_sensitive_features=True)
+    encoded = data.X.iloc[:8]
+    raw = _raw_columns(encoded, data.feature_groups)
+    assert raw["sex"].iloc[0] in {"Female", "Male"}
+    raw = raw.rename(columns={"sex": "sensitive:sex"})  # how to_frame names a group column
+    results = {}
+    for name, frame in (("raw", raw), ("frame", data.subset(np.arange(8)).to_frame())):
+        source = tmp_path / f"{name}.csv"
+        frame.to_csv(source, index=False)
+        res = runner.invoke(app, ["features", "acquire", str(out), str(source), "--json"])
+        assert res.exit_code == 0, res.output
+        results[name] = json.loads(res.stdout)
+    assert results["raw"]["input"] == "raw"
+    assert results["frame"]["input"] == "encoded"
+    assert results["raw"]["people"] == results["frame"]["people"]
+
+
 def test_train_reports_other_fairness_metrics(tmp_path):
     args = ["features", "train", "--out", str(tmp_path / "m"), *_TINY]
     res = runner.invoke(app, [*args, "--metric", "eo", "--metric", "eopp", "--json"])
     assert res.exit_code == 0, res.output
-    summary = json.loads(res.output)
+    summary = json.loads(res.stdout)
     for key in ("test_equalized_odds_diff", "test_equal_opportunity_diff"):
         assert 0.0 <= summary[key] <= 1.0
     res = runner.invoke(app, [*args, "--metric", "dp"])
@@ -120,7 +155,7 @@ def test_train_with_hot_set_elements(tmp_path):
         ["features", "train", "--set-elements", "hot", "--out", str(out), "--json", *_TINY],
     )
     assert res.exit_code == 0, res.output
-    assert json.loads(res.output)["set_elements"] == "hot"
+    assert json.loads(res.stdout)["set_elements"] == "hot"
     from fairacq.features import DADI
 
     assert DADI.load(out).set_elements == "hot"
@@ -150,27 +185,16 @@ def test_bad_input_exits_2(model_dir, tmp_path):
     pd.DataFrame({"age": [30.0]}).to_csv(bad, index=False)
     res = runner.invoke(
         app,
-        [
-            "features",
-            "acquire",
-            "--model",
-            str(out),
-            "--input",
-            str(bad),
-            "--out",
-            str(tmp_path / "o.csv"),
-        ],
+        ["features", "acquire", str(out), str(bad), "--out", str(tmp_path / "o.csv")],
     )
     assert res.exit_code == 2
-    assert "feature columns are missing" in res.output
+    assert "no column 'workclass'" in res.output
     res = runner.invoke(
         app,
         [
             "features",
             "acquire",
-            "--model",
             str(tmp_path / "none"),
-            "--input",
             str(bad),
             "--out",
             str(tmp_path / "o.csv"),

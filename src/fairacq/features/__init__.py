@@ -10,8 +10,10 @@ agents), :class:`ActionSpace` (feature groups as actions), the reward functions,
 that show why dynamic acquisition matters (:func:`static_selection_front`,
 :func:`fixed_subset_baselines`) with :func:`compare_fronts` for AUC-disparity fronts, and
 :func:`leakage_audit`, a fresh adversary's view of what a revealed feature set tells about the
-group. :func:`train_dadi` trains and scores an agent on a dataset and :func:`reveal_table` runs
-it over a table of people (what ``fairacq features train`` and ``acquire`` do).
+group. :func:`train_dadi` trains and scores an agent on a dataset or a user's raw table (split
+first, its :class:`~fairacq.data.TableEncoder` fitted on the training rows, one action per raw
+column), :class:`DadiModel` saves and loads it with that encoder, and :func:`reveal_table` runs
+it over a table of people's raw columns (what ``fairacq features train`` and ``acquire`` do).
 
 Importing this package is cheap: the torch- and gymnasium-based names (:class:`DADI`,
 :class:`DADIEnv`, the networks) load on first access.
@@ -35,8 +37,10 @@ from fairacq.features._baselines import (
     static_selection_front,
 )
 from fairacq.features._leakage import LeakageAudit, group_auc, leakage_audit
+from fairacq.features._model_dir import DadiModel
 from fairacq.features._pareto import FrontComparison, compare_fronts
-from fairacq.features._workflow import DadiRun, reveal_table, train_dadi
+from fairacq.features._reveal import reveal_table
+from fairacq.features._workflow import DadiRun, train_dadi
 from fairacq.features.dadi._actions import ActionSpace
 from fairacq.features.dadi._rewards import (
     REWARDS,
@@ -61,6 +65,7 @@ __all__ = [
     "AgentNetwork",
     "AgentScorer",
     "DADIEnv",
+    "DadiModel",
     "DadiRun",
     "FrontComparison",
     "LeakageAudit",

@@ -1,8 +1,10 @@
-"""Train a DADI agent on a dataset and score it; reveal a table of people with it.
+"""Train a DADI agent on a dataset or a raw table and score it.
 
-:func:`train_dadi` is what ``fairacq features train`` runs (DADI's split, fit, test AUC,
-disparity and any fairness metric), :func:`reveal_table` what ``fairacq features acquire``
-runs (one greedy episode per person, the revealed values and the decision).
+:func:`train_dadi` is what ``fairacq features train`` runs: DADI's split (on a raw table the
+encoder is fitted on the training rows), the fit, the test AUC, disparity and any fairness
+metric, and the findings that make those numbers less than they seem, emitted as
+:class:`~fairacq.exceptions.ResultWarning` and kept in :attr:`DadiRun.warnings`.
+:func:`~fairacq.features.reveal_table` (``acquire``) serves the saved model.
 """
 
 from __future__ import annotations
@@ -14,15 +16,20 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from fairacq.data import FairDataset, split_dadi
-from fairacq.exceptions import InvalidDataError
+from fairacq._warnings import warn_caller
+from fairacq.data import FairDataset, PreparedTable, TableColumns, TableEncoder
+from fairacq.exceptions import ResultWarning
 from fairacq.features._baselines import score_predictions
+from fairacq.features._model_dir import DadiModel
+from fairacq.features._tables import dadi_data
+from fairacq.features.dadi._diagnostics import ONE_CLASS, one_class_warning
 from fairacq.metrics import compute, get_metric
 
 if TYPE_CHECKING:
+    from fairacq._callbacks import Callback
     from fairacq.features.dadi._dadi import DADI
 
-__all__ = ["DadiRun", "reveal_table", "train_dadi"]
+__all__ = ["DadiRun", "train_dadi"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +48,16 @@ class DadiRun:
         Share of the test part's columns the agent reveals.
     fairness : dict of str to float
         ``test_<metric>`` for every metric asked for.
+    encoder : TableEncoder or None
+        Raw columns -> the agent's columns (see :class:`~fairacq.features.DadiModel`).
+    columns : TableColumns or None
+        The roles of a raw table's columns.
+    include_sensitive : bool
+        Whether a raw table's group columns were features too.
+    warnings : tuple of str
+        Findings that make the numbers less than they seem (one-class classifier, exploration
+        not decayed, test categories the training rows lacked), each also emitted as a
+        :class:`~fairacq.exceptions.ResultWarning`.
     """
 
     agent: DADI
@@ -50,22 +67,55 @@ class DadiRun:
     test_disparity: float
     share_revealed: float
     fairness: dict[str, float] = field(default_factory=dict)
+    encoder: TableEncoder | None = None
+    columns: TableColumns | None = None
+    include_sensitive: bool = False
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def model(self) -> DadiModel:
+        """The agent with its encoder, ready to :meth:`~DadiModel.save`."""
+        return DadiModel(self.agent, self.encoder, self.columns, self.include_sensitive)
+
+    def summary(self) -> dict[str, Any]:
+        """Return the run's numbers and warnings as JSON types (``summary.json``)."""
+        return {
+            "n_train": self.n_train,
+            "n_test": self.n_test,
+            "test_auc": self.test_auc,
+            "test_disparity": self.test_disparity,
+            "test_share_of_columns_revealed": self.share_revealed,
+            **self.fairness,
+            "features": list(self.agent.feature_groups_),
+            "warnings": list(self.warnings),
+        }
 
 
 def train_dadi(
-    data: FairDataset,
+    data: FairDataset | PreparedTable | pd.DataFrame,
     *,
+    columns: TableColumns | None = None,
+    include_sensitive: bool = False,
     random_state: int = 0,
     max_rows: int | None = None,
     metrics: Sequence[str] = (),
+    callbacks: Sequence[Callback] = (),
+    source: str = "table",
     **params: Any,
 ) -> DadiRun:
     """Split ``data`` as DADI does, train an agent and score it on the test part.
 
     Parameters
     ----------
-    data : FairDataset
-        The dataset (its sensitive attribute may be among the features, as paper 002 does).
+    data : FairDataset, PreparedTable or pandas.DataFrame
+        A dataset (its sensitive attribute may be among the features, as paper 002 does), a
+        table made ready by :func:`~fairacq.data.prepare_table`, or a raw table whose
+        ``columns`` name the label and groups: it is split first and its encoder fitted on
+        the training and validation rows; each raw column is one action.
+    columns : TableColumns or None, default=None
+        The roles of a raw table's columns (required for a DataFrame only).
+    include_sensitive : bool, default=False
+        Offer a raw table's group columns as features too (paper 002 does).
     random_state : int, default=0
         Seed of the subsample, the split and training.
     max_rows : int or None, default=None
@@ -73,6 +123,12 @@ def train_dadi(
     metrics : sequence of str, default=()
         Fairness metrics (registered names) of the test decisions to report as well; an
         unknown name fails before training.
+    callbacks : sequence of callables, default=()
+        Passed to :meth:`DADI.fit`: called after pre-training and after every joint
+        iteration with the run's recorder (progress, checkpoints); one returning ``False``
+        stops training.
+    source : str, default="table"
+        The table's name (a file name), quoted in errors and warnings.
     **params
         Parameters of :class:`DADI` (``gamma``, ``reward``, iterations, ...).
 
@@ -84,18 +140,45 @@ def train_dadi(
     ------
     UnknownNameError
         For an unknown metric.
+    InvalidDataError
+        For a raw table its ``columns`` do not fit (see :func:`~fairacq.data.prepare_table`).
+
+    Warns
+    -----
+    ResultWarning
+        For each of :attr:`DadiRun.warnings`.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> people = pd.DataFrame({"age": rng.integers(20, 60, 200),
+    ...                        "job": rng.choice(["a", "b"], 200),
+    ...                        "sex": rng.choice(["F", "M"], 200),
+    ...                        "hired": rng.choice(["yes", "no"], 200)})
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     run = train_dadi(people, columns=TableColumns("hired", ("sex",), positive="yes"),
+    ...                      n_pretrain_iter=5, n_train_iter=2, n_parallel=4)
+    >>> sorted(run.agent.feature_groups_)
+    ['age', 'job']
     """
     from fairacq.features.dadi._dadi import DADI
 
     for name in metrics:
         get_metric(name)
-    if max_rows is not None and len(data) > max_rows:
-        keep = np.random.default_rng(random_state).choice(len(data), max_rows, replace=False)
-        data = data.subset(np.sort(keep))
-    split = split_dadi(data, random_state=random_state)
-    train, validation, test = split.train, split.validation, split.test
+    parts = dadi_data(
+        data,
+        columns=columns,
+        include_sensitive=include_sensitive,
+        random_state=random_state,
+        max_rows=max_rows,
+        source=source,
+    )
     agent = DADI(random_state=random_state, **params)
-    agent.fit(train, validation=validation)
+    agent.fit(parts.train, validation=parts.validation, callbacks=callbacks)
+    test = parts.test
     proba = agent.predict_proba(test.X)
     auc, disparity = score_predictions(test.y, proba, test.s)
     decisions = (proba >= 0.5).astype(np.int64)
@@ -103,82 +186,29 @@ def train_dadi(
         f"test_{name}": float(compute(name, test.y, decisions, test.s, scores=proba))
         for name in metrics
     }
+    found = _run_warnings(agent, decisions, disparity, parts.warnings)
+    for message in found:
+        warn_caller(message, ResultWarning)
     revealed = np.asarray(agent.acquisition_mask(test.X), dtype=bool)
     return DadiRun(
         agent=agent,
-        n_train=len(train),
+        n_train=len(parts.train),
         n_test=len(test),
         test_auc=float(auc),
         test_disparity=float(disparity),
         share_revealed=float(revealed.mean()),
         fairness=fairness,
+        encoder=parts.encoder,
+        columns=parts.columns,
+        include_sensitive=parts.include_sensitive,
+        warnings=found,
     )
 
 
-def reveal_table(agent: DADI, frame: pd.DataFrame, *, source: str = "input") -> pd.DataFrame:
-    """Reveal, person by person, the feature groups the agent picks, and predict from them.
-
-    Parameters
-    ----------
-    agent : DADI
-        A fitted agent.
-    frame : pandas.DataFrame
-        People with the agent's feature columns (raw values, one-hot encoded as
-        :func:`fairacq.data.load_dataset` does); other columns are ignored.
-    source : str, default="input"
-        Where the table comes from (a file name), quoted in errors.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The agent's columns with unrevealed values missing, then ``revealed`` (the groups in
-        the order revealed, comma-separated), ``n_revealed``, ``proba`` and ``prediction``.
-
-    Raises
-    ------
-    InvalidDataError
-        If feature columns are missing or not numeric, or a row has a missing value.
-    """
-    columns = list(agent.columns_)
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise InvalidDataError(
-            f"{source}: {len(missing)} of the model's feature columns are missing "
-            f"(first: {missing[0]!r}). Give the input the columns the model was trained "
-            "on (one-hot encoded as fairacq.data.load_dataset does)."
-        )
-    try:
-        raw = pd.DataFrame(frame[columns].to_numpy(dtype=float), columns=columns)
-    except (TypeError, ValueError) as exc:
-        raise InvalidDataError(
-            f"{source}: the model's feature columns must be numeric ({exc}). One-hot encode "
-            "categorical values as fairacq.data.load_dataset does."
-        ) from exc
-    nan_rows = np.flatnonzero(raw.isna().any(axis=1).to_numpy())
-    if nan_rows.size:
-        raise InvalidDataError(
-            f"{source}: {nan_rows.size} rows have missing feature values (first row "
-            f"{int(nan_rows[0])}). The agent decides what to reveal from complete rows: "
-            "fill or drop them first."
-        )
-    position = {c: j for j, c in enumerate(columns)}
-    group_cols = {g: [position[c] for c in cs] for g, cs in agent.feature_groups_.items()}
-    order, probas = [], []
-    keep = np.zeros(raw.shape, dtype=bool)
-    for i in range(len(raw)):  # one greedy episode per person, in the agent's order
-        result = agent.acquire(raw.iloc[i])
-        order.append(",".join(result.features))
-        probas.append(float(result.proba))
-        for g in result.features:
-            keep[i, group_cols[g]] = True
-    proba = np.asarray(probas, dtype=float)
-    decisions = pd.DataFrame(
-        {
-            "revealed": order,
-            "n_revealed": [len(o.split(",")) if o else 0 for o in order],
-            "proba": proba,
-            "prediction": (proba >= 0.5).astype(np.int64),
-        },
-        index=raw.index,
-    )
-    return pd.concat([raw.where(keep), decisions], axis=1)
+def _run_warnings(
+    agent: DADI, decisions: Any, disparity: float, notes: Sequence[str]
+) -> tuple[str, ...]:
+    """Return the warnings: the test part's one-class finding replaces the validation's."""
+    on_test = one_class_warning(decisions, "test", disparity=disparity)
+    fit = [w for w in agent.warnings_ if on_test is None or not w.startswith(ONE_CLASS)]
+    return (*([on_test] if on_test else []), *fit, *notes)

@@ -44,6 +44,7 @@ from fairacq.exceptions import (
     NotFittedError,
 )
 from fairacq.features.dadi._actions import SET_ELEMENTS, ActionSpace
+from fairacq.features.dadi._diagnostics import exploration_warning, one_class_warning
 from fairacq.features.dadi._elements import HotElements
 from fairacq.features.dadi._env import DADIEnv
 from fairacq.features.dadi._networks import AdversaryNetwork, AgentNetwork, logits_to_group_proba
@@ -171,6 +172,15 @@ class DADI(Strategy):
         The same rows without ``step`` and ``cost`` (kept for compatibility).
     n_iter_ : int
         Joint iterations run.
+    warnings_ : list of str
+        What makes the result less than it seems: a classifier that predicts one class on
+        the validation rows, exploration (epsilon) not yet decayed at the end of training.
+        Recorded, not emitted (short fits are routine in sweeps and tests);
+        :func:`~fairacq.features.train_dadi` emits them as
+        :class:`~fairacq.exceptions.ResultWarning`. Saved with the model.
+    saved_files_ : dict of str to str
+        After :meth:`load` only: the folder's files and their sha256 checksums, as listed in
+        ``config.json`` (the networks and any ``extra_files`` of :meth:`save`).
 
     Examples
     --------
@@ -363,7 +373,31 @@ class DADI(Strategy):
         self.history_ = _history_frame(
             [{str(k): v for k, v in r.items()} for r in result.trace.to_frame().to_dict("records")]
         )
+        self.warnings_ = self._fit_warnings(loop.validation_X)
         return self
+
+    def _fit_warnings(self, X_val: pd.DataFrame) -> list[str]:
+        """Return the findings that make this fit less than it seems (see ``warnings_``)."""
+        decisions = (self.predict_proba(X_val) >= 0.5).astype(np.int64)
+        found = (
+            one_class_warning(decisions, "validation"),
+            exploration_warning(self._joint_config(), self.n_iter_),
+        )
+        return [w for w in found if w is not None]
+
+    def _joint_config(self) -> JointConfig:
+        """Return the joint phase's settings of this model's parameters."""
+        return JointConfig(
+            gamma=float(self.gamma),
+            reward=str(self.reward),
+            n_parallel=self.n_parallel,
+            n_step=self.n_step,
+            target_update=self.target_update,
+            epsilon_start=float(self.epsilon_start),
+            epsilon_end=float(self.epsilon_end),
+            epsilon_decay_iter=self.epsilon_decay_iter,
+            learning_rate=float(self.learning_rate),
+        )
 
     def _check_pretrained(
         self, pretrained: DADI, fingerprint: str, params: Mapping[str, Any]
@@ -582,6 +616,39 @@ class DADI(Strategy):
         names = tuple(self.actions_.names[a] for a in order[0] if a >= 0)
         return Acquisition(features=names, proba=float(proba[0]))
 
+    def acquire_many(self, X: pd.DataFrame) -> list[Acquisition]:
+        """Reveal every row's features with the greedy policy (one batch) and predict.
+
+        The same as :meth:`acquire` row by row, in one batched rollout.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            Rows with the model's columns, encoded like the training data.
+
+        Returns
+        -------
+        list of Acquisition
+            One per row, in order.
+
+        Raises
+        ------
+        NotFittedError
+            Before :meth:`fit`.
+        InvalidDataError
+            For missing columns or NaN values.
+        """
+        self._check_fitted()
+        _, arr = self._values(X, "DADI.acquire_many")
+        if arr.shape[0] == 0:
+            return []
+        order, _, proba = self._rollout(arr)
+        names = self.actions_.names
+        return [
+            Acquisition(features=tuple(names[a] for a in row if a >= 0), proba=float(p))
+            for row, p in zip(order, proba, strict=True)
+        ]
+
     def acquisition_mask(self, X: pd.DataFrame) -> NDArray[np.bool_]:
         """Return which columns the greedy policy reveals for each row, shape (n, n_columns).
 
@@ -769,12 +836,23 @@ class DADI(Strategy):
     # ------------------------------------------------------------------------------------
     # persistence
     # ------------------------------------------------------------------------------------
-    def save(self, directory: str | os.PathLike[str]) -> None:
+    def save(
+        self, directory: str | os.PathLike[str], *, extra_files: Mapping[str, Any] | None = None
+    ) -> None:
         """Write ``agent.pt``, ``adversary.pt`` (state dicts), ``config.json``, ``history.json``.
 
         The torch files hold tensors only (loadable with ``weights_only=True``); the JSON
-        holds the parameters, the columns, the feature groups, the scaling, the group names
-        and the fairacq version.
+        holds the parameters, the columns, the feature groups, the scaling, the group names,
+        the fit's ``warnings_`` and the fairacq version.
+
+        Parameters
+        ----------
+        directory : path-like
+            The model folder (created if needed).
+        extra_files : mapping of str to JSON value, or None, default=None
+            Further JSON files to keep with the model (file name -> content), e.g. the
+            encoder of a raw table. Their checksums join the manifest in ``config.json``
+            (:attr:`saved_files_` after :meth:`load`), so a reader can refuse an edited one.
         """
         self._check_fitted()
         path = Path(directory)
@@ -784,10 +862,16 @@ class DADI(Strategy):
         for name, net in (("agent.pt", self.agent_), ("adversary.pt", self.adversary_)):
             with atomic_path(path / name) as tmp:
                 torch.save(net.state_dict(), tmp)
+        extras = dict(extra_files or {})
+        for name, content in extras.items():
+            _check_file_name(name)
+            write_json(path / name, content)
         config = {
             "format": _FORMAT,
             "version": __version__,
-            "files": {name: sha256_file(path / name) for name in ("agent.pt", "adversary.pt")},
+            "files": {
+                name: sha256_file(path / name) for name in ("agent.pt", "adversary.pt", *extras)
+            },
             "params": self._json_params(),
             "columns": self.columns_,
             "feature_groups": self.feature_groups_,
@@ -797,6 +881,7 @@ class DADI(Strategy):
             "scale_std": self.scale_std_.tolist(),
             "group_weights": self.group_weights_.tolist(),
             "n_iter": self.n_iter_,
+            "warnings": list(getattr(self, "warnings_", [])),
         }
         write_json(path / "config.json", config)
         write_json(
@@ -846,6 +931,7 @@ class DADI(Strategy):
             model.scale_std_ = np.asarray(cfg["scale_std"], dtype=np.float64)
             model.group_weights_ = np.asarray(cfg["group_weights"], dtype=np.float64)
             model.n_iter_ = int(cfg["n_iter"])
+            model.warnings_ = [str(w) for w in cfg.get("warnings", [])]
             if model.scale_mean_.shape != (actions.n_columns,) or model.scale_std_.shape != (
                 actions.n_columns,
             ):
@@ -857,6 +943,7 @@ class DADI(Strategy):
                 "Re-save the model."
             ) from exc
         _check_manifest(path, cfg.get("files"))
+        model.saved_files_ = dict(cfg.get("files") or {})
         agent, adversary = model._networks(actions, n_groups, None)
         for name, net in (("agent.pt", agent), ("adversary.pt", adversary)):
             state = load_tensors(path / name)
@@ -903,13 +990,36 @@ def _check_saved_values(model: DADI) -> None:
         raise ValueError(f"n_groups {model.n_groups_} does not match {model.group_names_}")
 
 
+def _check_file_name(name: Any) -> None:
+    """Refuse a model file name that is not a plain ``.json`` name of the model folder."""
+    if (
+        not isinstance(name, str)
+        or Path(name).name != name
+        or name.startswith(".")
+        or not name.endswith(".json")
+        or name in {"config.json", "history.json"}
+    ):
+        raise InvalidParameterError(
+            f"DADI.save: extra file name {name!r} is not a plain .json file name (or is one "
+            "DADI writes itself). Name a file such as 'encoder.json'."
+        )
+
+
 def _check_manifest(path: Path, files: Any) -> None:
     """Refuse network files that are not the ones saved with ``config.json``.
 
-    A model saved before the manifest existed has none and is read as it is.
+    A model saved before the manifest existed has none and is read as it is. Further files
+    listed (the ``extra_files`` of :meth:`DADI.save`) are checked by whoever reads them.
     """
     if files is None:
         return
+    if not isinstance(files, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in files.items()
+    ):
+        raise CorruptFileError(
+            f"{path / 'config.json'} lists its files in a form DADI does not write. Re-save "
+            "the model."
+        )
     for name in ("agent.pt", "adversary.pt"):
         if not isinstance(files, dict) or files.get(name) != sha256_file(path / name):
             raise CorruptFileError(
@@ -1021,7 +1131,9 @@ class _DADILoop(RunLoop):
     def start(self, root: np.random.SeedSequence) -> list[dict[str, Any]]:
         m = self.model
         seeds = child_seeds(root, 5)
-        data = self._prepare(*self._split(seeds[0]))
+        train, validation = self._split(seeds[0])
+        self.validation_X = validation.X
+        data = self._prepare(train, validation)
         init_gen = torch.Generator().manual_seed(_int_seed(seeds[1]))
         agent, adversary = m._networks(m.actions_, m.n_groups_, init_gen)
         self.params = m._json_params()
@@ -1135,18 +1247,7 @@ class _DADILoop(RunLoop):
         return history
 
     def _joint_config(self) -> JointConfig:
-        m = self.model
-        return JointConfig(
-            gamma=float(m.gamma),
-            reward=str(m.reward),
-            n_parallel=m.n_parallel,
-            n_step=m.n_step,
-            target_update=m.target_update,
-            epsilon_start=float(m.epsilon_start),
-            epsilon_end=float(m.epsilon_end),
-            epsilon_decay_iter=m.epsilon_decay_iter,
-            learning_rate=float(m.learning_rate),
-        )
+        return self.model._joint_config()
 
     def _pretrain_cost(self, row: Mapping[str, Any]) -> float:
         """Training iterations done at a pre-training row (the classifier's come first)."""
