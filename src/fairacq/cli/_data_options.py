@@ -40,7 +40,7 @@ DataOpt = Annotated[
     typer.Option(
         "--data",
         help="Your table (.parquet or .csv), one row per person; raw string columns are "
-        "one-hot encoded for you. Replaces --dataset.",
+        "one-hot encoded for you. Used instead of --dataset.",
     ),
 ]
 LabelOpt = Annotated[

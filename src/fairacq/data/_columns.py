@@ -87,7 +87,14 @@ class TableColumns:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TableColumns:
-        """Inverse of :meth:`to_dict`."""
+        """Inverse of :meth:`to_dict`, checking every value's type.
+
+        Raises
+        ------
+        InvalidDataError
+            If a value has the wrong type (a damaged or edited file).
+        """
+        _check_saved_columns(data)
         cats = data.get("categorical")
         return cls(
             label=str(data["label"]),
@@ -97,6 +104,31 @@ class TableColumns:
             drop=tuple(str(d) for d in data.get("drop", ())),
             positive=None if data.get("positive") is None else str(data["positive"]),
             impute=bool(data.get("impute", False)),
+        )
+
+
+def _check_saved_columns(data: Any) -> None:
+    def names(value: Any) -> bool:
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+    def name_or_none(value: Any) -> bool:
+        return value is None or isinstance(value, str)
+
+    ok = (
+        isinstance(data, Mapping)
+        and isinstance(data.get("label"), str)
+        and names(data.get("sensitive"))
+        and bool(data.get("sensitive"))
+        and name_or_none(data.get("cost"))
+        and (data.get("categorical") is None or names(data.get("categorical")))
+        and names(data.get("drop", []))
+        and name_or_none(data.get("positive"))
+        and isinstance(data.get("impute", False), bool)
+    )
+    if not ok:
+        raise InvalidDataError(
+            "The saved column roles are damaged (label, sensitive, cost, categorical, drop, "
+            "positive or impute of the wrong type). Save them again."
         )
 
 

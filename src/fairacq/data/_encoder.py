@@ -173,7 +173,7 @@ class TableEncoder:
             col = str(gaps.columns[gaps.any().to_numpy()][0])
             raise InvalidDataError(
                 f"{where}: column {col!r} has {int(gaps[col].sum())} missing value(s) (rows "
-                f"{_rows(gaps[col])}). Fill or drop them, or pass --impute (impute=True): "
+                f"{_rows(gaps[col])}). Fill or drop them, or fit with --impute (impute=True): "
                 "median of a numeric column, most frequent category otherwise."
             )
         return frame.fillna(self.fill_values_)
@@ -240,6 +240,11 @@ class TableEncoder:
                 for c, v in categories.items()
             )
             and isinstance(data.get("fill_values", {}), dict)
+            and all(
+                c in columns and isinstance(v, (str, int, float)) and not isinstance(v, bool)
+                for c, v in data.get("fill_values", {}).items()
+            )
+            and isinstance(data.get("impute", False), bool)
         )
         if not ok:
             raise InvalidDataError(
