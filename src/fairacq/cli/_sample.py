@@ -93,10 +93,13 @@ def _warning_lines(caught: list[warnings.WarningMessage]) -> list[str]:
 
 def _allocate(table: FairDataset, method: str, *, workers: int | None, **options: Any) -> Any:
     """Run :func:`fairacq.sampling.allocate_budget` with a spinner on stderr."""
-    from fairacq.experiments import make_executor
     from fairacq.sampling import allocate_budget
 
-    executor = make_executor("local", n_workers=workers)
+    executor = None  # one worker: trials run here, without loading the experiments package
+    if workers != 1:
+        from fairacq.experiments import make_executor
+
+        executor = make_executor("local", n_workers=workers)
     with err_console.status(f"Sampling with {method}, {options['n_trials']} trial(s) ..."):
         return allocate_budget(table, method, executor=executor, **options)
 

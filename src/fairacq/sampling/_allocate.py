@@ -100,8 +100,9 @@ def allocate_budget(
     --------
     >>> from fairacq.data import load_toy
     >>> result = allocate_budget(load_toy(400), budget=40, n_trials=2)
-    >>> result.table()["aopt samples"].sum(), result.table()["uniform samples"].sum()
-    (40.0, 40.0)
+    >>> table = result.table()
+    >>> float(table["aopt samples"].sum()), table["uniform samples"].tolist()
+    (40.0, [20.0, 20.0])
     """
     available = _warn_small_groups(dataset, MIN_GROUP_ROWS)
     root = root_seed(random_state)
