@@ -200,7 +200,13 @@ def test_group_running_out_names_it_and_the_fix(tmp_path: Path) -> None:
         "sample", "--data", path, *BASE, "--sensitive", "gender", "--method", "uniform",
         "--budget", "60", *FAST, "--out", tmp_path / "out",
     )  # fmt: skip
-    _one_line_error(res, "group 'nonbinary' ran out", "it had 6 rows", "Lower the budget")
+    _one_line_error(
+        res,
+        "group 'nonbinary' ran out",
+        "it had 6 rows",
+        "4 more are held out",
+        "Lower the budget",
+    )
 
 
 def _fake_trace(accs: list[float], shares: list[float]):

@@ -182,7 +182,8 @@ def test_budget_larger_than_the_pool_and_groups_running_out() -> None:
         pytest.raises(BudgetError, match=r"uniform baseline.*group 'east' ran out.*--no-base"),
     ):
         allocate_budget(data, "uncurated", budget=30, n_trials=1)
-    with pytest.raises(BudgetError, match=r"UniformSampler: group 'east' ran out: it had 6"):
+    ran_out = r"UniformSampler: group 'east' ran out after 18 of .* it had 6 rows to draw from"
+    with pytest.raises(BudgetError, match=ran_out + r" \(4 more are held out for testing\)"):
         run_sampler_trials(data, "uniform", n_trials=1, budget=30)
 
 

@@ -103,12 +103,13 @@ class SamplingLoop(RunLoop):
             if sizes is None:
                 raise
             name, had, start = self.names[z], int(sizes[z]), int(self._round_start)
+            held = int(getattr(self.oracle, "held_out", {}).get(name, 0))
+            kept = f" ({held} more are held out for testing)" if held else ""
             raise BudgetError(
-                f"{type(self.sampler).__name__}: group '{name}' ran out: it had {had} rows to "
-                f"draw from (its rows in the table less the test split) and the sampler asked "
-                f"for more after {start} of the {self.sampler.budget} budgeted samples. Lower "
-                f"the budget (this trial would not have run out with --budget {start}) or add "
-                f"rows of group '{name}'."
+                f"{type(self.sampler).__name__}: group '{name}' ran out after {start} of the "
+                f"{self.sampler.budget} budgeted samples: it had {had} rows to draw from{kept}, "
+                f"fewer than the sampler asked for. Lower the budget (this trial would not have "
+                f"run out with --budget {start}) or add rows of group '{name}'."
             ) from None
 
     def replay(self, row: Mapping[str, Any]) -> None:

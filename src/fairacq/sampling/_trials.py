@@ -48,7 +48,9 @@ def _trial(
     test = standardize(dataset.subset(idx_test), reference=pool)
     pool = standardize(pool)
     sampler = make_sampler(method, random_state=run_seed, **params)
-    trace: Trace = sampler.run(DatasetOracle(pool), test=test)
+    held = np.bincount(np.asarray(test.s), minlength=len(test.group_names))
+    held_out = {str(g): int(n) for g, n in zip(test.group_names, held, strict=True)}
+    trace: Trace = sampler.run(DatasetOracle(pool, held_out=held_out), test=test)
     return trace
 
 
