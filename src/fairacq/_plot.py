@@ -77,6 +77,7 @@ def plot_traces(
     ylabel: str | None = None,
     xlabel: str | None = None,
     first_colour: int = 0,
+    limits: tuple[float, float] | None = None,
 ) -> Axes:
     """Plot ``metric`` against ``x`` with one line per method.
 
@@ -97,6 +98,9 @@ def plot_traces(
         The paper's reported value.
     first_colour : int, default=0
         Index of the first line's colour (to continue a palette across calls on one axis).
+    limits : (float, float) or None, default=None
+        The values ``metric`` can take (``(0, 1)`` for accuracies and shares): the spread
+        band is clipped to them. None leaves it unclipped.
 
     Returns
     -------
@@ -114,10 +118,13 @@ def plot_traces(
         label = method if len(trials) == 1 else f"{method} (n={len(trials)})"
         ax.plot(agg["x"], agg["mean"], color=colour, label=label, linewidth=2.0)
         if len(trials) > 1:
+            low, high = agg["mean"] - agg["std"], agg["mean"] + agg["std"]
+            if limits is not None:
+                low, high = low.clip(*limits), high.clip(*limits)
             ax.fill_between(
                 agg["x"],
-                agg["mean"] - agg["std"],
-                agg["mean"] + agg["std"],
+                low,
+                high,
                 color=colour,
                 alpha=0.18,
                 linewidth=0,

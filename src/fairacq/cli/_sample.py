@@ -1,84 +1,220 @@
-"""``fairacq sample``: allocate a sampling budget across groups (paper 001's samplers)."""
+"""``fairacq sample``: how many samples of each group to collect (paper 001's samplers)."""
 
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.table import Table
 
-from fairacq.cli._errors import fail, user_errors
+from fairacq.cli._data_options import (
+    CategoricalOpt,
+    DataOpt,
+    DropOpt,
+    ImputeOpt,
+    LabelOpt,
+    ModelOpt,
+    ModelParamOpt,
+    PositiveOpt,
+    SensitiveOpt,
+    model_from_options,
+    read_user_table,
+    table_columns,
+)
+from fairacq.cli._errors import err_console, fail, user_errors
+
+if TYPE_CHECKING:
+    from fairacq.data import FairDataset
 
 __all__ = ["sample_cmd"]
 
 console = Console(highlight=False)
 
+_DEFAULT_GROUPS = "race_binary,sex"
+_NOISE = (DeprecationWarning, PendingDeprecationWarning, FutureWarning)
+
+GroupsOpt = Annotated[
+    str | None,
+    typer.Option("--groups", help="Deprecated name of --sensitive.", show_default=False),
+]
+BudgetOpt = Annotated[
+    str,
+    typer.Option(
+        "--budget",
+        help="Samples to draw per trial (training plus validation draws): a count (200) or "
+        "a percentage of the table (20%).",
+    ),
+]
+
+
+def _table(
+    dataset: str | None, data: Path | None, group_cols: str | None, **columns: Any
+) -> tuple[FairDataset, str]:
+    """Return the table to sample from and its name: ``--data`` or ``--dataset``."""
+    from fairacq.data import load_dataset
+
+    if data is not None:
+        if dataset is not None:
+            raise fail("--data and --dataset name two tables; give one of them.")
+        if not columns["label"]:
+            raise fail("--data needs --label COL naming the outcome column.")
+        return read_user_table(data, table_columns(sensitive=group_cols, **columns)).dataset, (
+            data.name
+        )
+    given = [f"--{k}" for k, v in columns.items() if v]
+    if given:
+        raise fail(f"{', '.join(given)} describe(s) a --data table; pass --data FILE too.")
+    attrs = [g.strip() for g in (group_cols or _DEFAULT_GROUPS).split(",") if g.strip()]
+    if not attrs:
+        raise fail("--sensitive needs at least one group column, e.g. --sensitive race,sex.")
+    name = dataset or "adult"
+    return load_dataset(name).with_sensitive(*attrs), name
+
+
+def _learner(model: str, params: list[str] | None) -> Any:
+    """None (the paper's warm-started logistic regression) for plain ``lr``, else the model."""
+    if model == "lr" and not params:
+        return None
+    return model_from_options(model, params)
+
+
+def _warning_lines(caught: list[warnings.WarningMessage]) -> list[str]:
+    """Return each distinct warning's message, third-party deprecation noise left out."""
+    seen: dict[str, None] = {}
+    for w in caught:
+        if not issubclass(w.category, _NOISE):
+            seen.setdefault(" ".join(str(w.message).split()), None)
+    return list(seen)
+
+
+def _allocate(table: FairDataset, method: str, *, workers: int | None, **options: Any) -> Any:
+    """Run :func:`fairacq.sampling.allocate_budget` with a spinner on stderr."""
+    from fairacq.sampling import allocate_budget
+
+    executor = None  # one worker: trials run here, without loading the experiments package
+    if workers != 1:
+        from fairacq.experiments import make_executor
+
+        executor = make_executor("local", n_workers=workers)
+    with err_console.status(f"Sampling with {method}, {options['n_trials']} trial(s) ..."):
+        return allocate_budget(table, method, executor=executor, **options)
+
+
+def _note(table: FairDataset, samples: int, budget: str) -> str:
+    return (
+        f"Groups: {' x '.join(table.sensitive_attrs)}; {samples} samples per trial (--budget "
+        f"{budget}), a group's samples counting its training and paired validation draws."
+    )
+
+
+def _print(rows: list[dict[str, str]], line: str, out: Path) -> None:
+    table = Table(
+        title="Samples per group (training + validation draws; mean ± std over trials)",
+        title_justify="left",
+    )
+    for col in rows[0] if rows else []:
+        table.add_column(col, justify="left" if col == "group" else "right")
+    for row in rows:
+        table.add_row(*row.values())
+    console.print(table)
+    console.print(line, markup=False)
+    console.print(f"Wrote {out}/counts.csv, summary.md, summary.json, sampling.png and traces.")
+
 
 def sample_cmd(
-    dataset: Annotated[str, typer.Option(help="Dataset name.")] = "adult",
-    groups: Annotated[
-        str,
-        typer.Option(
-            help="Sensitive attributes defining the groups, comma-separated (intersections)."
-        ),
-    ] = "race_binary,sex",
+    dataset: Annotated[
+        str | None,
+        typer.Option(help="A named dataset (fairacq datasets list); default adult."),
+    ] = None,
+    data: DataOpt = None,
+    label: LabelOpt = "",
+    sensitive: SensitiveOpt = None,
+    groups: GroupsOpt = None,
+    categorical: CategoricalOpt = None,
+    drop: DropOpt = None,
+    positive: PositiveOpt = None,
+    impute: ImputeOpt = False,
+    model: ModelOpt = "lr",
+    model_param: ModelParamOpt = None,
     method: Annotated[
         str, typer.Option(help="aopt, aopt-plus, epsilon-greedy, greedy, uniform, uncurated.")
     ] = "aopt",
-    budget: Annotated[int, typer.Option(help="Samples to draw.")] = 2000,
+    budget: BudgetOpt = "2000",
     c0: Annotated[float, typer.Option(help="Aopt's exploration constant (eq. 6).")] = 0.1,
     epsilon: Annotated[float, typer.Option(help="epsilon-greedy's epsilon.")] = 0.1,
     trials: Annotated[int, typer.Option(help="Independent trials.")] = 10,
     seed: Annotated[int, typer.Option(help="Root seed.")] = 0,
     test_size: Annotated[float, typer.Option(help="Held-out test fraction.")] = 0.3,
     workers: Annotated[int | None, typer.Option(help="Worker processes.")] = None,
+    no_baseline: Annotated[
+        bool, typer.Option("--no-baseline", help="Do not run Uniform beside the method.")
+    ] = False,
     out: Annotated[Path, typer.Option(help="Output directory.")] = Path("sampling"),
-    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the summary as JSON (only that on stdout).")
+    ] = False,
 ) -> None:
-    """Draw labelled samples group by group to maximise the worst group's accuracy."""
-    from fairacq._io import check_output_dir
-    from fairacq.data import load_dataset
-    from fairacq.experiments import make_executor
-    from fairacq.reporting import write_run
-    from fairacq.sampling import run_sampler_trials
+    """How many samples of each group to collect so the worst group is served best.
 
-    attrs = [g.strip() for g in groups.split(",") if g.strip()]
-    if not attrs:
-        raise fail("--groups needs at least one sensitive attribute, e.g. --groups race,sex.")
-    with user_errors():
+    Runs the sampler (default aopt, paper 001) in independent trials on --data (your table;
+    rows drawn without replacement, per group, after a test split) or --dataset, and Uniform
+    beside it on the same seeds. Prints and writes (counts.csv, summary.json) the samples
+    drawn per group, mean and per trial, with the worst-group test accuracy of both.
+    --model lr (the default) is the paper's learner, logistic regression refitted each round
+    (warm-started); any other --model or a --model-param is refitted, as a fresh clone, on
+    every sample drawn so far each round.
+    """
+    from fairacq._io import check_output_dir
+    from fairacq.cli._sample_report import people_table, worst_group_line, write_report
+
+    if sensitive and groups:
+        raise fail("--groups is the old name of --sensitive; give only --sensitive.")
+    with user_errors(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         check_output_dir(out, option="--out")
-        data = load_dataset(dataset).with_sensitive(*attrs)
-        with console.status(f"Sampling with {method}, {trials} trial(s) ..."):
-            traces = run_sampler_trials(
-                data,
-                method,
-                n_trials=trials,
-                random_state=seed,
-                test_size=test_size,
-                executor=make_executor("local", n_workers=workers),
-                budget=budget,
-                c0=c0,
-                epsilon=epsilon,
-            )
-        report = write_run(
-            traces,
-            out,
-            method=method,
-            dataset=dataset,
-            metric="test_worst_acc",
-            shares="pi_",
-            experiment=f"sample-{method}",
-            figure="sampling.png",
-            xlabel="samples drawn",
-            ylabel="worst-group accuracy (test)",
-            shares_ylabel="share of the samples, pi_t(z)",
-            notes=[f"Groups: {' x '.join(attrs)}; {trials} trial(s), budget {budget}."],
+        if groups:
+            err_console.print("note: --groups is deprecated; use --sensitive.", markup=False)
+        table, name = _table(
+            dataset,
+            data,
+            sensitive or groups,
+            label=label,
+            categorical=categorical,
+            drop=drop,
+            positive=positive,
+            impute=impute,
         )
+        result = _allocate(
+            table,
+            method,
+            budget=budget,
+            n_trials=trials,
+            random_state=seed,
+            test_size=test_size,
+            learner=_learner(model, model_param),
+            baseline=None if no_baseline else "uniform",
+            workers=workers,
+            c0=c0,
+            epsilon=epsilon,
+        )
+        lines = _warning_lines(caught)
+        settings = {"data": name, "method": method, "budget": budget, "seed": seed}
+        settings |= {"model": model, "model_param": model_param}
+        summary = write_report(
+            result,
+            out,
+            dataset=name,
+            notes=[_note(table, result.budget, budget)],
+            warnings=lines,
+            settings={**settings, "groups": list(table.sensitive_attrs), "trials": trials},
+        )
+    for text in lines:
+        err_console.print(f"warning: {text}", markup=False)
     if as_json:
-        typer.echo(json.dumps({"rows": report.rows}, indent=2))
+        typer.echo(json.dumps(summary, indent=2))
     else:
-        for r in report.rows:
-            console.print(f"{r['metric']}: {r['value']:.4f}")
-        console.print(f"Wrote {out}/summary.md, sampling.png and traces.")
+        _print(people_table(result), worst_group_line(result), out)

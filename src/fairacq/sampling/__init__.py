@@ -14,12 +14,19 @@ Entry points: the oracles :class:`DatasetOracle`, :class:`GeneratorOracle`,
 :class:`IncrementalMLP`, :class:`IncrementalCNN`; the score functions :func:`vc_deviation`,
 :func:`rademacher_deviation`, :func:`theory_ucb`, :func:`practical_ucb`,
 :func:`mann_kendall_score`; :func:`run_sampler_trials` runs a sampler in independent trials on
-a dataset (a fresh pool/test split each, as ``fairacq sample`` does). Choices the paper leaves
-open: ``docs/paper-notes/aopt.md``.
+a dataset (a fresh pool/test split each); :func:`allocate_budget` answers "how many samples of
+each group should I collect?" (the method beside Uniform on the same seeds: an
+:class:`AllocationResult`, written by :func:`write_allocation`), as ``fairacq sample`` does;
+:class:`RefitLearner` refits any scikit-learn classifier (``learner=``) each round;
+:func:`resolve_budget` reads a budget written as a count or ``"20%"``. Choices the paper
+leaves open: ``docs/paper-notes/aopt.md``.
 """
 
 from __future__ import annotations
 
+from fairacq.sampling._allocate import MIN_GROUP_ROWS, allocate_budget
+from fairacq.sampling._allocation import AllocationResult
+from fairacq.sampling._allocation_files import write_allocation
 from fairacq.sampling._aopt import AoptPlusSampler, AoptSampler
 from fairacq.sampling._base import GroupSampler, SamplerState
 from fairacq.sampling._baselines import (
@@ -28,6 +35,7 @@ from fairacq.sampling._baselines import (
     UncuratedSampler,
     UniformSampler,
 )
+from fairacq.sampling._budget import resolve_budget
 from fairacq.sampling._oracles import CallbackOracle, DatasetOracle, GeneratorOracle, GroupOracle
 from fairacq.sampling._registry import available_samplers, make_sampler
 from fairacq.sampling._trend import mann_kendall_score
@@ -35,8 +43,11 @@ from fairacq.sampling._trials import run_sampler_trials
 from fairacq.sampling._ucb import practical_ucb, rademacher_deviation, theory_ucb, vc_deviation
 from fairacq.sampling.learners._cnn import IncrementalCNN
 from fairacq.sampling.learners._learners import ExactLogistic, IncrementalMLP
+from fairacq.sampling.learners._refit import RefitLearner
 
 __all__ = [
+    "MIN_GROUP_ROWS",
+    "AllocationResult",
     "AoptPlusSampler",
     "AoptSampler",
     "CallbackOracle",
@@ -49,15 +60,19 @@ __all__ = [
     "GroupSampler",
     "IncrementalCNN",
     "IncrementalMLP",
+    "RefitLearner",
     "SamplerState",
     "UncuratedSampler",
     "UniformSampler",
+    "allocate_budget",
     "available_samplers",
     "make_sampler",
     "mann_kendall_score",
     "practical_ucb",
     "rademacher_deviation",
+    "resolve_budget",
     "run_sampler_trials",
     "theory_ucb",
     "vc_deviation",
+    "write_allocation",
 ]

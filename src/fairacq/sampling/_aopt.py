@@ -29,8 +29,10 @@ class AoptSampler(GroupSampler):
     - ``bound="practical"``: the two-term UCB of eq. (6), ``L_hat(z) + c0 / sqrt(N_z,t)``.
 
     ``mode="exact"`` re-fits logistic regression each round (§3, §5 synthetic and Adult);
-    ``mode="incremental"`` makes one SGD epoch per round (§4). Defaults follow §5 (``c0=0.1``);
-    the paper is loose on ``xi``, ``C`` and the loss (see ``docs/paper-notes/aopt.md``).
+    ``mode="incremental"`` makes one SGD epoch per round (§4); ``learner=`` (any scikit-learn
+    classifier) refits a clone of it on every drawn sample each round. Defaults follow §5
+    (``c0=0.1``); the paper is loose on ``xi``, ``C`` and the loss (see
+    ``docs/paper-notes/aopt.md``).
 
     Parameters
     ----------
@@ -55,8 +57,11 @@ class AoptSampler(GroupSampler):
     xi : float, default=0.5
         Forced exploration: a group drawn in fewer than ``t ** xi`` rounds is drawn next;
         0 disables it.
-    mode : {"exact", "incremental", "incremental-cnn"}, default="exact"
+    mode : {"exact", "incremental", "incremental-cnn", "refit"}, default="exact"
         Learner update per round.
+    learner : str, estimator or None, default=None
+        A scikit-learn classifier (or Pipeline, name, ``"module:Class"``) refitted, as a
+        fresh clone, on every drawn sample each round; implies ``mode="refit"``.
     loss : {"zero_one", "log"}, default="zero_one"
         Loss inside the score.
     random_state : int, numpy.random.Generator, SeedSequence or None, default=None
@@ -103,6 +108,7 @@ class AoptSampler(GroupSampler):
         rademacher_scale: float = 1.0,
         xi: float = 0.5,
         mode: str = "exact",
+        learner: Any = None,
         loss: str = "zero_one",
         random_state: Any = None,
     ) -> None:
@@ -117,6 +123,7 @@ class AoptSampler(GroupSampler):
         self.rademacher_scale = rademacher_scale
         self.xi = xi
         self.mode = mode
+        self.learner = learner
         self.loss = loss
         self.random_state = random_state
 
@@ -169,7 +176,9 @@ class AoptPlusSampler(AoptSampler):
         Weight of the trend term (``c1=0`` gives :class:`AoptSampler`).
     mk_window : int, default=10
         Rounds of accuracy history entering the Mann-Kendall statistic.
-    budget, b0, n0, c0, bound, C, delta, vc_dim, rademacher_scale, xi, mode, loss, random_state
+    budget, b0, n0, c0, bound, C, delta, vc_dim, rademacher_scale, xi, mode, learner, loss
+        As in :class:`AoptSampler`.
+    random_state : int, numpy.random.Generator, SeedSequence or None, default=None
         As in :class:`AoptSampler`.
 
     Examples
@@ -203,6 +212,7 @@ class AoptPlusSampler(AoptSampler):
         rademacher_scale: float = 1.0,
         xi: float = 0.5,
         mode: str = "exact",
+        learner: Any = None,
         loss: str = "zero_one",
         random_state: Any = None,
     ) -> None:
@@ -218,6 +228,7 @@ class AoptPlusSampler(AoptSampler):
             rademacher_scale=rademacher_scale,
             xi=xi,
             mode=mode,
+            learner=learner,
             loss=loss,
             random_state=random_state,
         )

@@ -13,7 +13,7 @@ from fairacq._base import Strategy
 from fairacq._callbacks import Callback
 from fairacq._loop import load_checkpoint, run_loop
 from fairacq._trace import Trace
-from fairacq._validation import Interval, Options
+from fairacq._validation import HasMethods, Interval, Options
 from fairacq.data import FairDataset
 from fairacq.exceptions import BudgetError, InvalidDataError, InvalidParameterError
 from fairacq.sampling._oracles import GroupOracle
@@ -39,11 +39,18 @@ class GroupSampler(Strategy):
         Samples per draw; each round draws ``b0`` (or ``2 * b0`` with paired validation).
     n0 : int or None, default=None
         Rounds of Phase 1, visiting the groups in turn; None means one round per group.
-    mode : {"exact", "incremental", "incremental-cnn"}, default="exact"
+    mode : {"exact", "incremental", "incremental-cnn", "refit"}, default="exact"
         ``"exact"`` re-fits logistic regression each round (warm-started); ``"incremental"``
         trains a small torch MLP by one SGD epoch per round (paper 001, §4);
         ``"incremental-cnn"`` does the same with a small CNN on square single-channel images
-        (:class:`~fairacq.sampling.IncrementalCNN`).
+        (:class:`~fairacq.sampling.IncrementalCNN`); ``"refit"`` fits a fresh clone of
+        ``learner`` on every sample drawn so far (:class:`~fairacq.sampling.RefitLearner`).
+    learner : str, estimator or None, default=None
+        The classifier of ``mode="refit"``: a :func:`fairacq.models.make_learner` name,
+        ``"module:Class"``, or any scikit-learn classifier with ``predict_proba`` (a
+        :class:`~sklearn.pipeline.Pipeline` too), cloned each round, its unset
+        ``random_state`` seeded from the run's seed. Given with the default ``mode="exact"``
+        it implies ``"refit"``; None with ``"refit"`` means ``"lr"``.
     loss : {"zero_one", "log"}, default="zero_one"
         Loss measured on the validation sets and used by the selection rules.
     random_state : int, numpy.random.Generator, SeedSequence, RandomState or None, default=None
@@ -63,7 +70,8 @@ class GroupSampler(Strategy):
         "budget": [Interval(int, 2, None, closed="left")],
         "b0": [Interval(int, 1, None, closed="left")],
         "n0": [Interval(int, 1, None, closed="left"), None],
-        "mode": [Options(["exact", "incremental", "incremental-cnn"])],
+        "mode": [Options(["exact", "incremental", "incremental-cnn", "refit"])],
+        "learner": [None, str, HasMethods(["fit", "predict_proba"])],
         "loss": [Options(["log", "zero_one"])],
         "random_state": ["random_state"],
     }
@@ -72,6 +80,7 @@ class GroupSampler(Strategy):
     b0: int
     n0: int | None
     mode: str
+    learner: Any = None
     loss: str
     random_state: Any
 
@@ -86,6 +95,27 @@ class GroupSampler(Strategy):
     def method_name(self) -> str:
         """Name recorded in traces."""
         return type(self).__name__.removesuffix("Sampler").lower()
+
+    def _check_params(self) -> str:
+        """Validate the hyper-parameters and build ``learner`` once; return the round mode."""
+        self._validate_params()
+        mode = self._round_mode()
+        if mode == "refit":
+            from fairacq.models import make_learner
+
+            make_learner("lr" if self.learner is None else self.learner)  # fails before a draw
+        return mode
+
+    def _round_mode(self) -> str:
+        """Return the learner mode of a run: ``learner`` turns the default "exact" into refit."""
+        if self.learner is None or self.mode == "refit":
+            return self.mode
+        if self.mode == "exact":
+            return "refit"
+        raise InvalidParameterError(
+            f"{type(self).__name__}: learner= is refitted each round (mode 'refit'), but mode "
+            f"{self.mode!r} trains its own torch network. Drop learner= or use mode='refit'."
+        )
 
     # -- the loop --------------------------------------------------------------------------
     def run(
@@ -131,13 +161,14 @@ class GroupSampler(Strategy):
         Raises
         ------
         BudgetError
-            If the budget cannot pay for Phase 1, or a dataset group runs out.
+            If the budget cannot pay for Phase 1, or a dataset group runs out (naming the
+            group, its rows and the samples drawn when it ran out).
         InvalidParameterError
             For a bad hyper-parameter or an object that is not a group oracle.
         InvalidDataError
             If an evaluation set lacks a group, or the oracle returns bad arrays.
         """
-        self._validate_params()
+        mode = self._check_params()
         _check_oracle(oracle)
         m = int(oracle.n_groups)
         names = list(oracle.group_names)
@@ -159,7 +190,7 @@ class GroupSampler(Strategy):
         checkpoint = None if continue_from is None else load_checkpoint(continue_from)
         if checkpoint is not None:
             _check_resumable(checkpoint, self.method_name, names)
-        loop = SamplingLoop(self, oracle, validation=validation, test=test, n0=n0)
+        loop = SamplingLoop(self, oracle, validation=validation, test=test, n0=n0, mode=mode)
         result = run_loop(
             loop,
             method=self.method_name,

@@ -18,8 +18,11 @@ _COMMON_DOC = """budget : int, default=1000
         Samples per draw.
     n0 : int or None, default=None
         Phase 1 rounds visiting the groups in turn; None means one per group.
-    mode : {"exact", "incremental", "incremental-cnn"}, default="exact"
+    mode : {"exact", "incremental", "incremental-cnn", "refit"}, default="exact"
         Learner update per round.
+    learner : str, estimator or None, default=None
+        A scikit-learn classifier refitted (a fresh clone) on every drawn sample each round;
+        implies ``mode="refit"``.
     loss : {"zero_one", "log"}, default="zero_one"
         Loss measured on the validation sets.
     random_state : int, numpy.random.Generator, SeedSequence or None, default=None
@@ -36,6 +39,7 @@ class _SimpleSampler(GroupSampler):
         b0: int = 1,
         n0: int | None = None,
         mode: str = "exact",
+        learner: Any = None,
         loss: str = "zero_one",
         random_state: Any = None,
     ) -> None:
@@ -43,6 +47,7 @@ class _SimpleSampler(GroupSampler):
         self.b0 = b0
         self.n0 = n0
         self.mode = mode
+        self.learner = learner
         self.loss = loss
         self.random_state = random_state
 
@@ -91,6 +96,7 @@ class EpsilonGreedySampler(GroupSampler):
         n0: int | None = None,
         epsilon: float = 0.1,
         mode: str = "exact",
+        learner: Any = None,
         loss: str = "zero_one",
         random_state: Any = None,
     ) -> None:
@@ -99,6 +105,7 @@ class EpsilonGreedySampler(GroupSampler):
         self.n0 = n0
         self.epsilon = epsilon
         self.mode = mode
+        self.learner = learner
         self.loss = loss
         self.random_state = random_state
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -71,6 +71,9 @@ class DatasetOracle:
     ----------
     dataset : FairDataset
         The pool. Its groups (``dataset.group_names``) are the groups sampled.
+    held_out : mapping of str to int or None, default=None
+        Rows of each group kept out of the pool (a test split); only reported when a group
+        runs out, so the message can name all the rows the group had.
 
     Attributes
     ----------
@@ -91,13 +94,14 @@ class DatasetOracle:
     (5, True)
     """
 
-    def __init__(self, dataset: FairDataset) -> None:
+    def __init__(self, dataset: FairDataset, *, held_out: Mapping[str, int] | None = None) -> None:
         if not isinstance(dataset, FairDataset):
             raise InvalidDataError(
                 f"DatasetOracle: expected a FairDataset, got {type(dataset).__name__}. "
                 "Wrap your data in fairacq.data.FairDataset first."
             )
         self.dataset = dataset
+        self.held_out = dict(held_out or {})
         self.n_groups = int(dataset.n_groups)
         self.group_names = [str(g) for g in dataset.group_names]
         self._X = dataset.to_numpy().astype(np.float64)

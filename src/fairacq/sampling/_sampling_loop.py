@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 from fairacq._loop import RunLoop
 from fairacq._random import KEY_INIT, child_int, child_rng
 from fairacq.data import FairDataset
+from fairacq.exceptions import BudgetError
 from fairacq.sampling._eval_sets import Arrays, check_width, empty, eval_sets
 from fairacq.sampling._oracles import GroupOracle
 from fairacq.sampling._state import SamplerState
@@ -26,7 +27,8 @@ class SamplingLoop(RunLoop):
 
     Round ``t`` draws from the fixed children ``(t, 0)`` (the rule), ``(t, 1)`` (the oracle)
     and ``(t, 2)`` (the learner) of the run's root seed; a resumed run replays the recorded
-    rounds' draws and loads the learner's saved parameters. ``sampler`` is the
+    rounds' draws and loads the learner's saved parameters (a refit learner is refitted on the
+    replayed rows with the last round's seed instead). ``sampler`` is the
     :class:`~fairacq.sampling.GroupSampler` whose ``_choose`` picks each round's group.
     """
 
@@ -38,8 +40,10 @@ class SamplingLoop(RunLoop):
         validation: FairDataset | int | None,
         test: FairDataset | int | None,
         n0: int,
+        mode: str = "exact",
     ) -> None:
         self.sampler = sampler
+        self.mode = mode
         self.oracle = oracle
         self.validation = validation
         self.test = test
@@ -67,14 +71,15 @@ class SamplingLoop(RunLoop):
         self.test_sets = eval_sets("test", self.test, self.oracle, self.names, init_rng)
         self.val_sets: list[Arrays] = val_sets or [empty(0) for _ in range(m)]
         self.learner: RoundLearner = make_round_learner(
-            self.sampler.mode, child_int(root, KEY_INIT + 1)
+            self.mode, child_int(root, KEY_INIT + 1), self.sampler.learner
         )
         return None
 
     def _draw(self, z: int) -> None:
         """Draw round ``self.t``'s samples of group ``z`` (and its paired validation rows)."""
         b0, rng = self.sampler.b0, child_rng(self.root, self.t, 1)
-        X, y = self.oracle.draw(z, b0, rng)
+        self._round_start = self.spent
+        X, y = self._oracle_draw(z, b0, rng)
         if not self.train_X:
             check_width(X.shape[1], self.val_sets, self.test_sets)
         self.train_X.append(X)
@@ -83,11 +88,29 @@ class SamplingLoop(RunLoop):
         self.counts[z] += b0
         self.spent += b0
         if self.paired:
-            Xv, yv = self.oracle.draw(z, b0, rng)
+            Xv, yv = self._oracle_draw(z, b0, rng)
             old_X, old_y = self.val_sets[z]
             new_X = np.vstack([old_X, Xv]) if len(old_y) else Xv
             self.val_sets[z] = (new_X, np.concatenate([old_y, yv]))
             self.spent += b0
+
+    def _oracle_draw(self, z: int, n: int, rng: np.random.Generator) -> Arrays:
+        """Draw from the oracle; a finite group that runs out names the group and the fix."""
+        try:
+            return self.oracle.draw(z, n, rng)
+        except BudgetError:
+            sizes = getattr(self.oracle, "group_sizes", None)
+            if sizes is None:
+                raise
+            name, had, start = self.names[z], int(sizes[z]), int(self._round_start)
+            held = int(getattr(self.oracle, "held_out", {}).get(name, 0))
+            kept = f" ({held} more are held out for testing)" if held else ""
+            raise BudgetError(
+                f"{type(self.sampler).__name__}: group '{name}' ran out after {start} of the "
+                f"{self.sampler.budget} budgeted samples: it had {had} rows to draw from{kept}, "
+                f"fewer than the sampler asked for. Lower the budget (this trial would not have "
+                f"run out with --budget {start}) or add rows of group '{name}'."
+            ) from None
 
     def replay(self, row: Mapping[str, Any]) -> None:
         self._draw(int(row["group_code"]))
@@ -98,6 +121,9 @@ class SamplingLoop(RunLoop):
 
     def restore(self, state: Mapping[str, Any]) -> None:
         self.learner.load_state(dict(state.get("learner", {})))
+        if getattr(self.learner, "refits_on_resume", False) and self.train_X:
+            X, y = np.vstack(self.train_X), np.concatenate(self.train_y)
+            self.learner.update(X, y, child_int(self.root, self.t - 1, 2))
 
     def stop_reason(self) -> str | None:
         return "budget" if self.sampler.budget - self.spent < self.per_round else None

@@ -11,6 +11,7 @@ import numpy as np
 from fairacq._random import RandomState, child_seeds, spawn_seeds
 from fairacq._validation import Interval, validate_parameter_constraints
 from fairacq.data import FairDataset, standardize
+from fairacq.sampling._budget import check_budget_fits, resolve_budget
 from fairacq.sampling._oracles import DatasetOracle
 from fairacq.sampling._registry import make_sampler
 
@@ -47,7 +48,9 @@ def _trial(
     test = standardize(dataset.subset(idx_test), reference=pool)
     pool = standardize(pool)
     sampler = make_sampler(method, random_state=run_seed, **params)
-    trace: Trace = sampler.run(DatasetOracle(pool), test=test)
+    held = np.bincount(np.asarray(test.s), minlength=len(test.group_names))
+    held_out = {str(g): int(n) for g, n in zip(test.group_names, held, strict=True)}
+    trace: Trace = sampler.run(DatasetOracle(pool, held_out=held_out), test=test)
     return trace
 
 
@@ -59,15 +62,17 @@ def run_sampler_trials(
     random_state: RandomState = 0,
     test_size: float = 0.3,
     executor: TrialMapper | None = None,
+    learner: Any = None,
     **params: Any,
 ) -> list[Trace]:
     """Run sampler ``method`` in ``n_trials`` independent trials; return one trace each.
 
     Each trial splits ``dataset`` into a pool and a held-out test set (stratified by group and
     label, ``test_size`` held out), standardises both with the pool's statistics, and runs the
-    sampler over a :class:`DatasetOracle` of the pool, scoring on the test set. Trial seeds
-    are spawned from ``random_state``: the same seed gives the same traces whatever the
-    executor.
+    sampler over a :class:`DatasetOracle` of the pool (rows drawn without replacement, per
+    group), scoring on the test set. Trial seeds are spawned from ``random_state``: the same
+    seed gives the same traces whatever the executor, and two methods run with the same seed
+    see the same splits.
 
     Parameters
     ----------
@@ -84,9 +89,14 @@ def run_sampler_trials(
     executor : object with ``map(fn, items)`` or None, default=None
         Runs the trials (e.g. :func:`fairacq.experiments.make_executor`); None runs them one
         after another here.
+    learner : str, estimator or None, default=None
+        A scikit-learn classifier (a Pipeline, a :func:`fairacq.models.make_learner` name or
+        ``"module:Class"``) the sampler refits, as a fresh clone, on every drawn sample each
+        round (``mode="refit"``); None keeps the paper's learner.
     **params
         Hyper-parameters of the sampler (e.g. ``budget``, ``c0``, ``epsilon``); those it does
-        not take are dropped.
+        not take are dropped. ``budget`` may be a count or a percentage of ``dataset``'s rows
+        written ``"20%"`` (:func:`resolve_budget`).
 
     Returns
     -------
@@ -96,7 +106,11 @@ def run_sampler_trials(
     Raises
     ------
     InvalidParameterError
-        For ``n_trials < 1`` or ``test_size`` outside (0, 1).
+        For ``n_trials < 1``, ``test_size`` outside (0, 1), a budget written otherwise, or a
+        learner that cannot be built.
+    BudgetError
+        For a budget above the rows left once the test split is held out, or a group that
+        runs out during a trial (naming it).
     UnknownNameError
         For an unknown ``method``.
 
@@ -115,9 +129,21 @@ def run_sampler_trials(
         {"n_trials": n_trials, "test_size": test_size},
         "run_sampler_trials",
     )
-    make_sampler(method)  # an unknown name fails before any trial
-    run = functools.partial(_trial, dataset, method, dict(params), test_size)
+    params = _checked_params(dataset, method, test_size, {**params, "learner": learner})
+    run = functools.partial(_trial, dataset, method, params, test_size)
     seeds = spawn_seeds(random_state, n_trials)
     if executor is None:
         return [run(s) for s in seeds]
     return list(executor.map(run, seeds))
+
+
+def _checked_params(
+    dataset: FairDataset, method: str, test_size: float, params: dict[str, Any]
+) -> dict[str, Any]:
+    """Resolve the budget and check the sampler's parameters before any trial runs."""
+    make_sampler(method)  # an unknown name fails first
+    if "budget" in params:
+        params["budget"] = resolve_budget(params["budget"], len(dataset))
+        check_budget_fits(params["budget"], len(dataset), test_size)
+    make_sampler(method, **params)._check_params()  # an unknown name or model fails here
+    return params

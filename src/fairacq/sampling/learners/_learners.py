@@ -1,4 +1,4 @@
-"""The two learner modes of the group samplers (paper 001, §3 exact, §4 incremental)."""
+"""The learner modes of the group samplers (paper 001, §3 exact, §4 incremental; refit)."""
 
 from __future__ import annotations
 
@@ -169,10 +169,19 @@ class IncrementalMLP:
         )
 
 
-def make_round_learner(mode: str, seed: int) -> RoundLearner:
-    """Return the learner of ``mode`` (``"exact"``, ``"incremental"`` or ``"incremental-cnn"``)."""
+def make_round_learner(mode: str, seed: int, learner: Any = None) -> RoundLearner:
+    """Return the learner of ``mode``.
+
+    ``"exact"`` (:class:`ExactLogistic`), ``"incremental"`` (:class:`IncrementalMLP`),
+    ``"incremental-cnn"`` (:class:`IncrementalCNN`) or ``"refit"``
+    (:class:`~fairacq.sampling.learners._refit.RefitLearner` of ``learner``, default ``"lr"``).
+    """
     if mode == "exact":
         return ExactLogistic()
+    if mode == "refit":
+        from fairacq.sampling.learners._refit import RefitLearner
+
+        return RefitLearner("lr" if learner is None else learner)
     if mode == "incremental-cnn":
         from fairacq.sampling.learners._cnn import IncrementalCNN
 

@@ -1,0 +1,81 @@
+"""Refit mode: a clone of any scikit-learn classifier, refitted on every sample each round."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["RefitLearner"]
+
+
+class RefitLearner:
+    """Refit a fresh clone of a scikit-learn classifier on all samples drawn so far.
+
+    Each round builds the estimator anew (:func:`fairacq.models.make_learner`: a registry
+    name such as ``"lr"``, ``"module:Class"``, or a classifier or
+    :class:`~sklearn.pipeline.Pipeline`, cloned) with its unset ``random_state`` parameters
+    seeded from the round's seed, and fits it on the whole accumulated training set. The model
+    is a deterministic function of the drawn rows and the round's seed, so the learner keeps
+    no state of its own: a resumed run refits on the replayed rows (``refits_on_resume``).
+    A training set with a single class gives the constant predictor of that class, as
+    :class:`ExactLogistic` does. Convergence warnings of the early, tiny training sets are
+    silenced (the next round fits again).
+
+    Parameters
+    ----------
+    learner : str or estimator, default="lr"
+        What :func:`fairacq.models.make_learner` builds; needs ``fit`` and ``predict_proba``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> X, y = np.array([[0.0], [1.0], [2.0], [3.0]]), np.array([0, 0, 1, 1])
+    >>> model = RefitLearner(DecisionTreeClassifier(max_depth=1))
+    >>> model.update(X, y, seed=0)
+    >>> model.predict_proba(np.array([[0.5], [2.5]])).tolist()
+    [0.0, 1.0]
+    """
+
+    #: The model is rebuilt from the drawn rows on resume, not loaded from the state.
+    refits_on_resume: ClassVar[bool] = True
+
+    def __init__(self, learner: Any = "lr") -> None:
+        self.learner = learner
+        self._model: Any = None
+        self._constant: float | None = 0.5
+
+    def update(self, X: NDArray[np.float64], y: NDArray[np.int64], seed: int) -> None:
+        """Fit a fresh clone, seeded by ``seed``, on ``(X, y)``."""
+        from sklearn.exceptions import ConvergenceWarning
+
+        from fairacq.models import make_learner
+
+        classes = np.unique(y)
+        if classes.size < 2:
+            self._model = None
+            self._constant = float(classes[0]) if classes.size else 0.5
+            return
+        model = make_learner(self.learner, random_state=seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            model.fit(X, y)
+        self._model, self._constant = model, None
+
+    def predict_proba(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Return ``P(y = 1 | x)`` (the constant before two classes were drawn)."""
+        if self._model is None:
+            value = 0.5 if self._constant is None else self._constant
+            return np.full(len(X), value, dtype=np.float64)
+        column = list(self._model.classes_).index(1)
+        return np.asarray(self._model.predict_proba(X)[:, column], dtype=np.float64)
+
+    def state(self) -> dict[str, Any]:
+        """Return nothing: the drawn rows are the state (see ``refits_on_resume``)."""
+        return {}
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        """Nothing to load; the loop refits on the replayed rows."""
