@@ -110,6 +110,7 @@ def test_user_model_and_influence_refusal(tables, tmp_path):
         (["--positive", "maybe"], "--positive 'maybe' is not a value"),
         (["--sensitive", "sex"], "no column 'sex' for --sensitive"),
         (["--budget", "0.5x"], "is not a size"),
+        (["--budget", "0.2"], "such as 20%"),
         (["--batch", "0"], "at least 1"),
         (["--model", "nosuch_pkg_xyz:Model"], "Cannot import module"),
         (["--model-param", "C"], "is not key=value"),

@@ -159,9 +159,9 @@ def test_acquire_writes_order_trace_plot(tmp_path):
         "--method",
         "datasift-inf",
         "--budget",
-        "0.3",
+        "30%",
         "--batch",
-        "0.25",
+        "25%",
         "--seed",
         "0",
         "--out",
@@ -363,7 +363,7 @@ def test_filter_bad_input(tmp_path):
 
 
 def test_acquire_accuracy_weight(tmp_path):
-    args = ["acquire", "--dataset", "german", "--budget", "0.3", "--batch", "0.25"]
+    args = ["acquire", "--dataset", "german", "--budget", "30%", "--batch", "25%"]
     ok = _run(*args, "--method", "datasift-inf", "--accuracy-weight", "1", "--out", str(tmp_path))
     assert ok.exit_code == 0, ok.output
     bad = _run(*args, "--method", "random", "--accuracy-weight", "1", "--out", str(tmp_path))
@@ -376,7 +376,7 @@ def test_acquire_partial_refit(tmp_path):
     from fairacq import Trace
 
     args = ["acquire", "--dataset", "german", "--method", "random", "--model", "mlp"]
-    args += ["--budget", "0.3", "--batch", "0.25", "--out", str(tmp_path)]
+    args += ["--budget", "30%", "--batch", "25%", "--out", str(tmp_path)]
     ok = _run(*args, "--refit", "partial")
     assert ok.exit_code == 0, ok.output
     assert Trace.load(tmp_path / "trace").meta["refit_used"] == "partial"

@@ -14,14 +14,14 @@ if TYPE_CHECKING:
 
 __all__ = ["AcquireInputs", "UserFiles", "check_files", "load_inputs", "parse_size"]
 
-_SIZE = re.compile(r"\s*(?:(?P<pct>\d+(?:\.\d+)?)\s*%|(?P<count>\d+)|(?P<frac>0?\.\d+))\s*")
+_SIZE = re.compile(r"\s*(?:(?P<pct>\d+(?:\.\d+)?)\s*%|(?P<count>\d+))\s*")
 
 
 def parse_size(text: str, total: float, option: str) -> int:
     """Read ``--budget``/``--batch`` as a count of rows (or cost units).
 
-    A whole number is a count; ``N%`` is a share of ``total``; a decimal fraction below 1
-    (``0.2``) is read as that share too.
+    A whole number is a count; ``N%`` is a share of ``total``. A decimal such as ``0.2`` is
+    refused: it reads as neither (write ``20%``).
 
     Raises
     ------
@@ -39,7 +39,7 @@ def parse_size(text: str, total: float, option: str) -> int:
         if value < 1:
             raise fail(f"{option} must be at least 1 row (or cost unit), got {value}.")
         return value
-    share = float(match["pct"]) / 100 if match["pct"] is not None else float(match["frac"])
+    share = float(match["pct"]) / 100
     if not 0 < share <= 1:
         raise fail(f"{option} {text} must be a share in (0%, 100%].")
     return max(1, round(share * total))
