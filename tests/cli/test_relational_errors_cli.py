@@ -145,3 +145,18 @@ def test_example_out_is_a_file(tmp_path):
     (tmp_path / "ex" / "data" / "other_obs.txt").write_text("a\n")
     res = runner.invoke(app, ["relational", "example", "--out", str(tmp_path / "ex")])
     _one_line_error(res, "--out:", "other_obs.txt")
+
+
+def test_infer_binary_data_file_and_empty_folder(psl):
+    (psl / "data" / "risky_obs.txt").write_bytes(b"u0\t\xcc\xff\x00\x01\n")
+    _one_line_error(_infer(psl), "--data:", "risky_obs.txt is not UTF-8 text")
+    (psl / "empty").mkdir()
+    _one_line_error(_infer(psl, data="empty"), "--data:", "no '*_obs.txt'", "example")
+
+
+def test_learn_without_the_data_set_files(tmp_path, monkeypatch):
+    monkeypatch.setenv("FAIRACQ_DATA", str(tmp_path))
+    res = runner.invoke(
+        app, ["relational", "learn", "--dataset", "paper-review", "--out", str(tmp_path / "o")]
+    )
+    _one_line_error(res, "fair-a3sl/biasedPaperReview", "FAIRACQ_DATA")

@@ -51,3 +51,19 @@ def test_example_json(tmp_path):
     payload = json.loads(res.stdout)
     assert payload["rules"] == str(tmp_path / "model.psl")
     assert len(payload["commands"]) == 2
+
+
+def test_the_readme_command_runs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert (
+        runner.invoke(app, ["relational", "example", "--out", "relational-example"]).exit_code == 0
+    )
+    res = runner.invoke(
+        app,
+        ["relational", "infer", "--rules", "relational-example/model.psl",
+         "--data", "relational-example/data",
+         "--fair", "rd<=0.1 protected=protectedPaper target=positiveSummary",
+         "--learn", "--out", "inferred/"],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "inferred" / "atoms.parquet").is_file()

@@ -416,7 +416,8 @@ class Database:
         if not any(files.values()):
             raise CorruptFileError(
                 f"Database.from_psl_dir: no '*{obs_suffix}.txt', '*{targets_suffix}.txt' or "
-                f"'*{truth_suffix}.txt' files in {root}."
+                f"'*{truth_suffix}.txt' files in {root}; write one file per predicate and role "
+                "(`fairacq relational example` writes a folder to copy)."
             )
         known = dict(arities or {})
         raw = {
@@ -768,8 +769,13 @@ def _read_table(path: Path, sep: str) -> pd.DataFrame:
         table = pd.read_csv(
             path, sep=sep, header=None, dtype=str, keep_default_na=False, skip_blank_lines=True
         )
-    except (pd.errors.ParserError, UnicodeDecodeError, OSError) as exc:
-        raise CorruptFileError(f"Cannot read {path}: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise CorruptFileError(
+            f"{path} is not UTF-8 text (byte {exc.start} cannot be decoded); data files are "
+            "tab-separated text: the arguments, then an optional truth value."
+        ) from None
+    except (pd.errors.ParserError, OSError) as exc:
+        raise CorruptFileError(f"Cannot read {path}: {str(exc).strip()}") from exc
     stripped: pd.DataFrame = table.apply(lambda col: col.str.strip())
     while stripped.shape[1] > 1 and (stripped.iloc[:, -1] == "").all():
         stripped = stripped.iloc[:, :-1]  # a trailing separator on every line
