@@ -12,6 +12,7 @@ from fairacq.data.synthetic import make_paper_review
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
 from fairacq.relational import (
     Database,
+    MetricsWarning,
     RelationalData,
     apply_fairness,
     fairness_rows,
@@ -112,9 +113,17 @@ def test_missing_training_truth_and_empty_rules_are_reported():
 
 def test_fair_learning_imposes_rows_during_weight_learning():
     data = _toy([1, 1, 1, 0, 0, 0], [1, 1, 1, 0, 0, 0], 3)
-    out = run_pipeline(
-        RULES, data, data, fairness="rd<=0.2", fair_learning=True, weight_learning={"n_iter": 3}
-    )
+    with pytest.warns(MetricsWarning, match="equal_odds_neg, equal_odds_pos undefined"):
+        out = run_pipeline(
+            RULES,
+            data,
+            data,
+            fairness="rd<=0.2",
+            fair_learning=True,
+            weight_learning={"n_iter": 3},
+        )
+    assert any("undefined" in w for w in out.warnings)
+    assert out.summary()["metrics"]["equal_odds_pos"] is None
     assert out.learning is not None
     assert out.learning.model.constraints.n_constraints == 2
     assert abs(out.metrics["rd"]) <= 0.2 + 1e-4

@@ -1,16 +1,19 @@
-"""``fairacq relational infer|learn``: fair MAP inference with PSL rules; Fair-A3SL learning."""
+"""``fairacq relational infer|learn|example``: fair MAP inference, Fair-A3SL, the example."""
 
 from __future__ import annotations
 
 import json
 import re
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
 
-from fairacq.cli._errors import fail, user_errors
+from fairacq.cli._errors import err_console, fail, user_errors
 
 __all__ = ["relational_app"]
 
@@ -22,6 +25,7 @@ console = Console(highlight=False)
 
 _DATASETS = ("paper-review", "compas", "movielens")
 _OPTION = re.compile(r"^\s*([A-Za-z_]+)\s*=\s*(\S+)\s*$")
+_T = TypeVar("_T")
 
 
 def _parse_fair(text: str | None) -> tuple[list[str], dict[str, str]]:
@@ -45,55 +49,94 @@ def _parse_fair(text: str | None) -> tuple[list[str], dict[str, str]]:
     return specs, options
 
 
+def _named(option: str, call: Callable[[], _T]) -> _T:
+    """Run ``call``; a fairacq error exits 2 with one line that starts with ``option``."""
+    from fairacq.exceptions import FairacqError
+
+    try:
+        return call()
+    except FairacqError as exc:
+        raise fail(f"{option}: {exc}".replace("\n", " ")) from None
+
+
+@contextmanager
+def _quiet_warnings() -> Iterator[None]:
+    """Silence Python's copies of the relational warnings (printed from the result)."""
+    from fairacq.relational import FairA3SLWarning, MetricsWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FairA3SLWarning)
+        warnings.simplefilter("ignore", MetricsWarning)
+        yield
+
+
+def _print_warnings(lines: list[str]) -> None:
+    for line in lines:
+        err_console.print(f"warning: {line}", markup=False)
+
+
 @relational_app.command("infer")
 def infer_cmd(
     rules: Annotated[Path, typer.Option(help="PSL rules, one per line (a .psl text file).")],
     data: Annotated[
         Path,
         typer.Option(
-            help="PSL data directory: <pred>_obs.txt, <pred>_targets.txt, <pred>_truth.txt "
-            "(tab-separated, value column optional)."
+            help="PSL data folder: <pred>_obs.txt, <pred>_targets.txt, <pred>_truth.txt "
+            "(tab-separated: the arguments, then an optional truth value in [0, 1]). "
+            "`fairacq relational example` writes one."
         ),
     ],
-    out: Annotated[Path, typer.Option(help="Output directory (atoms, metrics.json, model).")],
+    out: Annotated[Path, typer.Option(help="Output folder (atoms, summary.json, model.psl).")],
     fair: Annotated[
         str | None,
         typer.Option(
             help="Constraints and groups, e.g. 'rd<=0.1 protected=protectedPaper "
-            "target=positiveSummary' (protected: an observed predicate over target atoms)."
+            "target=positiveSummary' (protected: an observed predicate over the target's "
+            "atoms; target: the constrained target predicate, default the first). Groups "
+            "alone give the metrics without a constraint."
         ),
     ] = None,
     train: Annotated[
         Path | None,
-        typer.Option(help="Learn the rule weights on this data directory (truth needed)."),
+        typer.Option(help="Learn the rule weights on this data folder (truth needed)."),
     ] = None,
     learn: Annotated[
         bool, typer.Option("--learn/--no-learn", help="Learn the weights on --data itself.")
     ] = False,
+    task: Annotated[
+        str,
+        typer.Option(
+            help="classification (truth read as labels, above 0.5 positive) or rating "
+            "(graded truth: MSE and non-parity)."
+        ),
+    ] = "classification",
     fmt: Annotated[str, typer.Option("--format", help="parquet or csv.")] = "parquet",
     seed: Annotated[int, typer.Option(help="Seed of weight learning.")] = 0,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the metrics as JSON.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Infer the target atoms of --data under --rules (fair MAP) and write them with metrics."""
-    if fmt not in ("parquet", "csv"):
-        raise fail(f"--format must be parquet or csv, got {fmt!r}.")
-    specs, options = _parse_fair(fair)
-    if specs and "protected" not in options:
-        raise fail(
-            "--fair: a constraint needs the groups; add protected=<observed predicate listing "
-            "the protected target atoms>."
-        )
+    specs, groups = _infer_options(fmt, task, fair)
     from fairacq._io import check_output_dir
-    from fairacq.relational import can_evaluate, read_psl_data, run_pipeline, write_inference
+    from fairacq.relational import (
+        can_evaluate,
+        read_psl_data,
+        read_rules,
+        rule_arities,
+        run_pipeline,
+        write_inference,
+    )
 
-    groups = {"target": options.get("target"), "protected": options.get("protected")}
-    with user_errors():
+    with user_errors(), _quiet_warnings():
         check_output_dir(out, option="--out")
-        text = rules.read_text(encoding="utf-8")
-        test = read_psl_data(data, **groups)
-        train_data = read_psl_data(train, **groups) if train is not None else None
+        parsed = _named("--rules", lambda: read_rules(rules))
+        arities = _named("--rules", lambda: rule_arities(parsed))
+        kw: dict[str, Any] = {**groups, "arities": arities, "task": task}
+        test = _named("--data", lambda: read_psl_data(data, **kw))
+        train_data = (
+            None if train is None else _named("--train", lambda: read_psl_data(train, **kw))
+        )
         result = run_pipeline(
-            text,
+            parsed,
             test if learn and train is None else train_data,
             test,
             fairness=specs,
@@ -101,18 +144,39 @@ def infer_cmd(
             random_state=seed,
         )
         summary = write_inference(result, out, fmt=fmt)  # type: ignore[arg-type]
+    _print_warnings(summary["warnings"])
     if as_json:
         typer.echo(json.dumps(summary, indent=2, default=str))
-    else:
-        shown = ", ".join(f"{k} {v:.4f}" for k, v in result.metrics.items() if k in _SHOWN)
-        console.print(
-            f"inferred {len(result.predictions)} atoms ({summary['map']['n_iter']} ADMM "
-            f"iterations){'; ' + shown if shown else ''} -> {out}",
-            soft_wrap=True,
-        )
+        return
+    shown = ", ".join(
+        f"{k} {v:.4f}" for k, v in summary["metrics"].items() if k in _SHOWN and v is not None
+    )
+    if not summary["metrics"]:
+        shown = "no metrics (add --fair 'protected=<group predicate>' and truth for them)"
+    console.print(
+        f"inferred {len(result.predictions)} atoms ({summary['map']['n_iter']} ADMM "
+        f"iterations); {shown} -> {out}",
+        soft_wrap=True,
+    )
 
 
 _SHOWN = ("auc_roc", "rd", "mse", "non_parity")
+
+
+def _infer_options(fmt: str, task: str, fair: str | None) -> tuple[list[str], dict[str, Any]]:
+    """Check the options of ``infer``; return the constraints and the groups to read."""
+    if fmt not in ("parquet", "csv"):
+        raise fail(f"--format must be parquet or csv, got {fmt!r}.")
+    if task not in ("classification", "rating"):
+        raise fail(f"--task must be classification or rating, got {task!r}.")
+    specs, options = _parse_fair(fair)
+    _check_specs(specs)
+    if specs and "protected" not in options:
+        raise fail(
+            "--fair: a constraint needs the groups; add protected=<observed predicate listing "
+            "the protected target atoms> (and target=<target predicate>)."
+        )
+    return specs, {"target": options.get("target"), "protected": options.get("protected")}
 
 
 @relational_app.command("learn")
@@ -136,58 +200,51 @@ def learn_cmd(
             "seconds (fairacq's addition; omit for the paper's algorithm)."
         ),
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the metrics as JSON.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Learn fair rules with Fair-A3SL, then write the rules, weights and test metrics.
 
     Without --fair it learns Sensitive-A3SL (no constraint, the sensitive attribute allowed).
     With --refine-seconds the agent's own best rules go to agent_rules.psl beside rules.psl.
+    A test fairness measure past its bound, or an agent still exploring at the end, is
+    printed as a warning and listed under "warnings" in summary.json.
     """
     specs, alpha = _learn_options(dataset, episodes, refine_seconds, fair, prior)
-    variant = "fair1" if specs else "sensitive"
     from fairacq._io import check_output_dir
-    from fairacq.relational import (
-        FairA3SL,
-        a3sl_options,
-        evaluate_atoms,
-        load_named_relational,
-        write_a3sl,
-    )
+    from fairacq.relational import a3sl_options, learn_rules, load_named_relational, write_a3sl
 
-    with user_errors():
+    with user_errors(), _quiet_warnings():
         check_output_dir(out, option="--out")
         train = load_named_relational(dataset, fold, "train")
         test = load_named_relational(dataset, fold, "test")
-        learner = FairA3SL(
-            preset=preset,
-            variant=variant,
-            n_episodes=episodes,
-            fairness=tuple(specs) if specs else None,
+        result = learn_rules(
+            train,
+            test,
+            fairness=specs,
             alpha_odds=alpha,
+            n_episodes=episodes,
+            preset=preset,
             refine_seconds=refine_seconds,
             random_state=seed,
-            **a3sl_options(dataset, bool(specs)),
-        ).fit(train)
-        metrics = evaluate_atoms(test, learner.predict(test, fair=bool(specs)))
-        settings = {
-            "dataset": dataset,
-            "fold": fold,
-            "variant": variant,
-            "fairness": specs,
-            "alpha_odds": alpha,
-            "episodes": episodes,
-        }
-        payload = _learned_payload(settings, learner, refine_seconds, metrics)
-        write_a3sl(learner, out, payload)
+            options=a3sl_options(dataset, bool(specs)),
+        )
+        payload = {"dataset": dataset, "fold": fold, **result.summary()}
+        write_a3sl(result.learner, out, payload)
+    _print_warnings(payload["warnings"])
     if as_json:
         typer.echo(json.dumps(payload, indent=2, default=str))
-    else:
-        console.print(
-            f"Fair-A3SL ({variant}, {episodes} episodes): {len(learner.best_rules_)} rules, "
-            f"test AUC-ROC {metrics.get('auc_roc', float('nan')):.4f}, RD "
-            f"{metrics.get('rd', float('nan')):.4f} -> {out}",
-            soft_wrap=True,
-        )
+        return
+    metrics = payload["test_metrics"]
+    console.print(
+        f"Fair-A3SL ({payload['variant']}, {episodes} episodes): "
+        f"{len(result.learner.best_rules_)} rules, test AUC-ROC {_num(metrics.get('auc_roc'))}"
+        f", RD {_num(metrics.get('rd'))} -> {out}",
+        soft_wrap=True,
+    )
+
+
+def _num(value: float | None) -> str:
+    return "undefined" if value is None else f"{value:.4f}"
 
 
 def _learn_options(
@@ -206,28 +263,15 @@ def _learn_options(
     specs, options = _parse_fair(fair)
     if options:
         raise fail("--fair of `learn` takes constraints only; the dataset defines the groups.")
+    _check_specs(specs)
     return specs, _parse_prior(prior)
 
 
-def _learned_payload(
-    settings: dict[str, Any],
-    learner: Any,
-    refine_seconds: float | None,
-    metrics: dict[str, float],
-) -> dict[str, Any]:
-    """Return what ``learn`` writes and prints as JSON: settings, rewards, weights, metrics."""
-    from fairacq.relational import rule_weights
+def _check_specs(specs: list[str]) -> None:
+    """Parse every ``--fair`` constraint now, before any work."""
+    from fairacq.relational import parse_fairness
 
-    refined = learner.refine_history_
-    return {
-        **settings,
-        "best_reward": learner.best_reward_,
-        "agent_reward": learner.agent_reward_,
-        "refine_seconds": refine_seconds,
-        "refine_moves": [] if refined is None else refined["move"].tolist(),
-        "weights": rule_weights(learner.best_rules_),
-        "test_metrics": metrics,
-    }
+    _named("--fair", lambda: [parse_fairness(s) for s in specs])
 
 
 def _parse_prior(prior: str | None) -> float:
@@ -241,3 +285,37 @@ def _parse_prior(prior: str | None) -> float:
         return float(match.group(2))
     except ValueError:
         raise fail(f"--prior: the strength must be a number, got {match.group(2)!r}.") from None
+
+
+@relational_app.command("example")
+def example_cmd(
+    out: Annotated[
+        Path, typer.Option(help="Folder to write model.psl, data/ and README.md into.")
+    ] = Path("relational-example"),
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the files and commands as JSON.")
+    ] = False,
+) -> None:
+    """Write an example PSL model and data folder, and print the commands that run them."""
+    from fairacq._io import check_output_dir
+    from fairacq.relational import write_example
+
+    with user_errors():
+        check_output_dir(out, option="--out")
+        files = _named("--out", lambda: write_example(out))
+    if as_json:
+        payload = {
+            "folder": str(files.folder),
+            "rules": str(files.rules),
+            "data": str(files.data),
+            "commands": list(files.commands),
+        }
+        typer.echo(json.dumps(payload, indent=2))
+        return
+    typer.echo(
+        f"wrote {files.rules} (rules) and {files.data} (PSL data folder; see README.md).\n"
+        "Infer with the groups only (metrics, no constraint):\n"
+        f"  {files.commands[0]}\n"
+        "Infer under the fairness constraint rd <= 0.1:\n"
+        f"  {files.commands[1]}"
+    )

@@ -3,8 +3,10 @@
 Rules written as text are grounded over observed and target atoms into a
 :class:`GroundModel` (hinge potentials and linear constraints over the target atoms); MAP
 inference minimises its objective under fairness constraints; weight learning and the
-Fair-A3SL structure learner build on it. :func:`read_psl_data`, :func:`write_inference` and
-:func:`write_a3sl` read and write the files of ``fairacq relational``.
+Fair-A3SL structure learner build on it. :func:`read_psl_data` and :func:`write_psl_data`
+read and write PSL data folders, :func:`read_rules` rule files, :func:`write_inference` and
+:func:`write_a3sl` the outputs of ``fairacq relational``; :func:`learn_rules` is the
+learn-and-check workflow and :func:`write_example` copies the shipped example.
 
 The code is layered in subpackages, each importing only those before it (import-linter
 contracts): ``psl`` (the rule language and the hand-written models), ``hlmrf`` (the
@@ -53,13 +55,15 @@ if TYPE_CHECKING:
         ranked_auc_pr,
         summarise_folds,
     )
-    from fairacq.relational._files import (
-        can_evaluate,
-        read_psl_data,
-        rule_weights,
-        write_a3sl,
-        write_inference,
+    from fairacq.relational._example import EXAMPLE_FAIRNESS, ExampleFiles, write_example
+    from fairacq.relational._fairness_check import (
+        FAIRNESS_TOLERANCE,
+        fairness_excess,
+        fairness_warnings,
     )
+    from fairacq.relational._files import rule_weights, write_a3sl, write_inference, write_rules
+    from fairacq.relational._learn import LearnResult, learn_rules
+    from fairacq.relational._metric_notes import MetricsWarning, json_metrics, metric_notes
     from fairacq.relational._pipeline import (
         MAP_TIGHT,
         PipelineResult,
@@ -67,6 +71,13 @@ if TYPE_CHECKING:
         fairness_rows,
         run_pipeline,
     )
+    from fairacq.relational._psl_layout import (
+        PSL_SUFFIXES,
+        can_evaluate,
+        read_psl_data,
+        write_psl_data,
+    )
+    from fairacq.relational._rule_file import read_rules
     from fairacq.relational.a3sl._a3sl import FairA3SL
     from fairacq.relational.a3sl._clause_env import (
         Clause,
@@ -91,6 +102,12 @@ if TYPE_CHECKING:
         StructureScorer,
         UtilityConfig,
         semantic_distance,
+    )
+    from fairacq.relational.a3sl._warnings import (
+        EXPLORATION_LIMIT,
+        ExplorationWarning,
+        FairA3SLWarning,
+        FairnessBoundWarning,
     )
     from fairacq.relational.baselines._compas import (
         COMPAS_BASELINES,
@@ -130,6 +147,7 @@ if TYPE_CHECKING:
     from fairacq.relational.inference._map_result import MapResult
     from fairacq.relational.inference._separable import separable_map
     from fairacq.relational.learning._weight_learning import WeightLearningResult, learn_weights
+    from fairacq.relational.psl._arities import rule_arities
     from fairacq.relational.psl._models import (
         COMPAS_BASE_RULES,
         MOVIELENS_HYPER_RULES,
@@ -146,7 +164,10 @@ __all__ = [
     "COMPAS_BASE_RULES",
     "COMPAS_FEATURES",
     "COMPAS_PREDICATES",
+    "EXAMPLE_FAIRNESS",
+    "EXPLORATION_LIMIT",
     "FAIRNESS_MEASURES",
+    "FAIRNESS_TOLERANCE",
     "LONG_JAIL_DAYS",
     "MAP_SOLVERS",
     "MAP_TIGHT",
@@ -156,6 +177,7 @@ __all__ = [
     "PAPER_REVIEW_BASE_RULES",
     "PAPER_REVIEW_PREDICATES",
     "PSL_MODELS",
+    "PSL_SUFFIXES",
     "PSL_TIGHT_OPTIONS",
     "ArithmeticRule",
     "Atom",
@@ -165,14 +187,20 @@ __all__ = [
     "ClauseLiteral",
     "ClauseSpace",
     "Database",
+    "ExampleFiles",
+    "ExplorationWarning",
     "FairA3SL",
+    "FairA3SLWarning",
+    "FairnessBoundWarning",
     "FairnessPrior",
     "FairnessSpec",
     "GroundModel",
     "HingePotentials",
+    "LearnResult",
     "LinearConstraints",
     "Literal",
     "MapResult",
+    "MetricsWarning",
     "PipelineResult",
     "PredicateSignature",
     "PslModel",
@@ -200,11 +228,15 @@ __all__ = [
     "evaluate_ratings",
     "exact_map",
     "fairness_constraints",
+    "fairness_excess",
     "fairness_rows",
+    "fairness_warnings",
     "fit_biased_mf",
     "fit_fair_mf",
     "ground",
     "group_mse",
+    "json_metrics",
+    "learn_rules",
     "learn_weights",
     "load_compas_relational",
     "load_movielens_relational",
@@ -212,6 +244,7 @@ __all__ = [
     "load_paper_review",
     "make_psl_model",
     "map_inference",
+    "metric_notes",
     "movielens_baseline",
     "overestimation_prior",
     "paper_review_data",
@@ -223,7 +256,9 @@ __all__ = [
     "psl_unavailable",
     "ranked_auc_pr",
     "read_psl_data",
+    "read_rules",
     "refine_clause_list",
+    "rule_arities",
     "rule_weights",
     "run_pipeline",
     "run_psl",
@@ -232,7 +267,10 @@ __all__ = [
     "signatures_from_frames",
     "summarise_folds",
     "write_a3sl",
+    "write_example",
     "write_inference",
+    "write_psl_data",
+    "write_rules",
 ]
 
 # Public name -> the submodule that defines it, imported on first access.
@@ -244,7 +282,7 @@ _LAZY = {
     "ArithmeticRule": "fairacq.relational.psl._rules",
     "Atom": "fairacq.relational.psl._rules",
     "BiasedMF": "fairacq.models._biased_mf",
-    "can_evaluate": "fairacq.relational._files",
+    "can_evaluate": "fairacq.relational._psl_layout",
     "Clause": "fairacq.relational.a3sl._clause_env",
     "ClauseEnv": "fairacq.relational.a3sl._clause_env",
     "ClauseLiteral": "fairacq.relational.a3sl._clause_env",
@@ -263,10 +301,19 @@ _LAZY = {
     "evaluate_classification": "fairacq.relational._evaluation",
     "evaluate_ratings": "fairacq.relational._evaluation",
     "exact_map": "fairacq.relational.inference._exact",
+    "EXAMPLE_FAIRNESS": "fairacq.relational._example",
+    "ExampleFiles": "fairacq.relational._example",
+    "EXPLORATION_LIMIT": "fairacq.relational.a3sl._warnings",
+    "ExplorationWarning": "fairacq.relational.a3sl._warnings",
     "FairA3SL": "fairacq.relational.a3sl._a3sl",
+    "FairA3SLWarning": "fairacq.relational.a3sl._warnings",
     "fairness_constraints": "fairacq.relational.inference._fairness",
+    "fairness_excess": "fairacq.relational._fairness_check",
     "FAIRNESS_MEASURES": "fairacq.relational.inference._fairness",
     "fairness_rows": "fairacq.relational._pipeline",
+    "FAIRNESS_TOLERANCE": "fairacq.relational._fairness_check",
+    "fairness_warnings": "fairacq.relational._fairness_check",
+    "FairnessBoundWarning": "fairacq.relational.a3sl._warnings",
     "FairnessPrior": "fairacq.relational.a3sl._fairness_priors",
     "FairnessSpec": "fairacq.relational.inference._fairness",
     "fit_biased_mf": "fairacq.models._biased_mf",
@@ -275,7 +322,10 @@ _LAZY = {
     "GroundModel": "fairacq.relational.hlmrf._ground_model",
     "group_mse": "fairacq.relational._evaluation",
     "HingePotentials": "fairacq.relational.hlmrf._ground_model",
+    "json_metrics": "fairacq.relational._metric_notes",
+    "learn_rules": "fairacq.relational._learn",
     "learn_weights": "fairacq.relational.learning._weight_learning",
+    "LearnResult": "fairacq.relational._learn",
     "LinearConstraints": "fairacq.relational.hlmrf._ground_model",
     "Literal": "fairacq.relational.psl._rules",
     "load_compas_relational": "fairacq.data.relational._compas",
@@ -288,6 +338,8 @@ _LAZY = {
     "MAP_SOLVERS": "fairacq.relational.inference._map_inference",
     "MAP_TIGHT": "fairacq.relational._pipeline",
     "MapResult": "fairacq.relational.inference._map_result",
+    "metric_notes": "fairacq.relational._metric_notes",
+    "MetricsWarning": "fairacq.relational._metric_notes",
     "movielens_baseline": "fairacq.relational.baselines._movielens",
     "MOVIELENS_BASELINES": "fairacq.relational.baselines._movielens",
     "MOVIELENS_HYPER_RULES": "fairacq.relational.psl._models",
@@ -304,16 +356,19 @@ _LAZY = {
     "PredicateSignature": "fairacq.relational.a3sl._clause_env",
     "psl_fairness": "fairacq.relational.bridge._pslpython",
     "PSL_MODELS": "fairacq.relational.psl._models",
+    "PSL_SUFFIXES": "fairacq.relational._psl_layout",
     "PSL_TIGHT_OPTIONS": "fairacq.relational.bridge._pslpython",
     "psl_unavailable": "fairacq.relational.bridge._pslpython",
     "PslModel": "fairacq.relational.psl._models",
     "PslResult": "fairacq.relational.bridge._pslpython",
     "ranked_auc_pr": "fairacq.relational._evaluation",
-    "read_psl_data": "fairacq.relational._files",
+    "read_psl_data": "fairacq.relational._psl_layout",
+    "read_rules": "fairacq.relational._rule_file",
     "refine_clause_list": "fairacq.relational.a3sl._clause_search",
     "RefineResult": "fairacq.relational.a3sl._clause_search",
     "RelationalData": "fairacq.data.relational._relational_data",
     "Rule": "fairacq.relational.psl._rules",
+    "rule_arities": "fairacq.relational.psl._arities",
     "rule_weights": "fairacq.relational._files",
     "run_pipeline": "fairacq.relational._pipeline",
     "run_psl": "fairacq.relational.bridge._pslpython",
@@ -327,7 +382,10 @@ _LAZY = {
     "UtilityConfig": "fairacq.relational.a3sl._structure_scorer",
     "WeightLearningResult": "fairacq.relational.learning._weight_learning",
     "write_a3sl": "fairacq.relational._files",
+    "write_example": "fairacq.relational._example",
     "write_inference": "fairacq.relational._files",
+    "write_psl_data": "fairacq.relational._psl_layout",
+    "write_rules": "fairacq.relational._files",
 }
 
 __getattr__, __dir__ = _lazy_exports(__name__, _LAZY, __all__)

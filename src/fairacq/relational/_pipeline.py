@@ -29,9 +29,11 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from fairacq._warnings import warn_caller
 from fairacq.data.relational._relational_data import RelationalData
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
 from fairacq.relational._evaluation import evaluate_atoms
+from fairacq.relational._metric_notes import MetricsWarning, json_metrics, metric_notes
 from fairacq.relational.hlmrf._database import Database
 from fairacq.relational.hlmrf._ground_model import GroundModel, LinearConstraints
 from fairacq.relational.hlmrf._grounding import ground
@@ -88,6 +90,10 @@ class PipelineResult:
     seconds : dict of str to float
         Wall time of each stage (``ground_train``, ``learn``, ``ground_test``, ``infer``,
         ``evaluate``).
+    warnings : tuple of str
+        What to know about ``metrics`` (:func:`~fairacq.relational.metric_notes`: truth
+        read with the threshold 0.5, metrics without a value), also issued as
+        :class:`~fairacq.relational.MetricsWarning`.
     """
 
     predictions: pd.DataFrame
@@ -99,12 +105,13 @@ class PipelineResult:
     learning: WeightLearningResult | None
     fairness: tuple[FairnessSpec, ...]
     seconds: dict[str, float] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
 
     def summary(self) -> dict[str, Any]:
-        """Return a JSON-ready dict: metrics, weights, rules, constraints, convergence."""
+        """Return a JSON-ready dict: metrics (None where undefined), weights, rules, etc."""
         res = self.map_result
         return {
-            "metrics": dict(self.metrics),
+            "metrics": json_metrics(self.metrics),
             "rules": list(self.rules),
             "weights": [float(w) for w in self.weights],
             "fairness": [str(f) for f in self.fairness],
@@ -119,7 +126,25 @@ class PipelineResult:
             "n_variables": int(self.model.n_variables),
             "n_potentials": int(self.model.potentials.n_potentials),
             "seconds": {k: round(v, 4) for k, v in self.seconds.items()},
+            "warnings": list(self.warnings),
         }
+
+
+def _evaluate(
+    test: RelationalData,
+    frame: pd.DataFrame,
+    predicate: str | None,
+    threshold: float | None,
+    times: dict[str, float],
+) -> tuple[dict[str, float], list[str]]:
+    """Return the metrics of ``frame`` and the notes on them, each issued as a warning."""
+    tic = time.perf_counter()
+    metrics = evaluate_atoms(test, frame, predicate=predicate, threshold=threshold)
+    notes = metric_notes(test, metrics, predicate=predicate)
+    times["evaluate"] = time.perf_counter() - tic
+    for note in notes:
+        warn_caller(note, MetricsWarning)
+    return metrics, notes
 
 
 def as_rules(rules: RuleInput) -> list[Rule | ArithmeticRule]:
@@ -349,11 +374,7 @@ def run_pipeline(
     times["infer"] = time.perf_counter() - tic
     frame = result.to_frame(model)
     frame["value"] = np.clip(frame["value"].to_numpy(dtype=np.float64), 0.0, 1.0)
-    metrics: dict[str, float] = {}
-    if evaluate:
-        tic = time.perf_counter()
-        metrics = evaluate_atoms(test, frame, predicate=predicate, threshold=threshold)
-        times["evaluate"] = time.perf_counter() - tic
+    metrics, notes = _evaluate(test, frame, predicate, threshold, times) if evaluate else ({}, [])
     return PipelineResult(
         predictions=frame,
         metrics=metrics,
@@ -364,4 +385,5 @@ def run_pipeline(
         learning=learned,
         fairness=specs,
         seconds=times,
+        warnings=tuple(notes),
     )

@@ -159,6 +159,13 @@ class _ActorCritic(nn.Module):
         return self.pi_mlp(features), self.v_mlp(features).squeeze(-1), h
 
 
+def _normalised_entropy(entropy: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+    """Each row's entropy over its largest value ``log(valid actions)`` (0 with one action)."""
+    n_valid = masks.sum(dim=1).to(entropy.dtype)
+    top = torch.log(n_valid.clamp(min=2.0))
+    return torch.where(n_valid > 1, entropy / top, torch.zeros_like(entropy))
+
+
 @dataclass
 class _RunningStats:
     count: int = 0
@@ -268,6 +275,7 @@ class A2CAgent:
         cfg = self.config
         h = self._h.detach()
         log_probs, values, entropies, rewards, dones = [], [], [], [], []
+        spread = []
         for _ in range(cfg.t_max):
             tokens, feats, masks = self._observe()
             logits, value, h = self.net(tokens, feats, h)
@@ -277,6 +285,7 @@ class A2CAgent:
             actions = torch.multinomial(probs.detach(), 1, generator=self._gen).squeeze(1)
             log_probs.append(logp_all.gather(1, actions[:, None]).squeeze(1))
             entropies.append(-(probs * logp_all).sum(dim=1))
+            spread.append(_normalised_entropy(entropies[-1].detach(), masks))
             values.append(value)
             step_r, step_d = [], []
             for i, env in enumerate(self.envs):
@@ -317,6 +326,7 @@ class A2CAgent:
         return {
             "policy_loss": float(policy_loss.detach()),
             "value_loss": float(value_loss.detach()),
+            "exploration": float(torch.stack(spread).mean()),
         }
 
     def train_step(self) -> dict[str, Any]:
@@ -325,8 +335,11 @@ class A2CAgent:
         Returns
         -------
         dict
-            ``policy_loss``, ``value_loss`` and ``episodes``: the history rows of the
-            episodes that finished during the update.
+            ``policy_loss``, ``value_loss``, ``exploration`` (the policy's entropy over the
+            update's steps divided by its largest value, the log of the number of valid
+            actions: 1 is a uniform choice, 0 a fixed one; a step with one valid action
+            counts 0) and ``episodes``: the history rows of the episodes that finished
+            during the update.
         """
         before = len(self._history)
         stats: dict[str, Any] = dict(self._segment())
@@ -395,6 +408,30 @@ class A2CAgent:
                 mask = torch.from_numpy(env.action_mask()[None, :])
                 env.step(int(logits.masked_fill(~mask, _NEG).argmax()))
         return env.clause_list()
+
+    def exploration(self) -> float:
+        """How much the policy still explores: its mean normalised entropy on its greedy list.
+
+        Builds one clause list with the most probable valid action at every step (as
+        :meth:`greedy_clauses`, drawing no random number) and averages, over the steps with
+        more than one valid action, the policy's entropy divided by its largest value (the
+        log of the number of valid actions). 1 is a uniform choice, 0 a fixed one.
+        """
+        env = ClauseEnv(self.space, lambda _: 0.0)
+        h = torch.zeros(1, 2 * self.net.state_size)
+        spread: list[float] = []
+        with torch.no_grad():
+            while not env.done:
+                token = env.tokens[-1] if env.tokens else self.net.start_token
+                feats = torch.from_numpy(env.features()[None, :])
+                logits, _, h = self.net(torch.tensor([token]), feats, h)
+                mask = torch.from_numpy(env.action_mask()[None, :])
+                logp = torch.log_softmax(logits.masked_fill(~mask, _NEG), dim=-1)
+                if int(mask.sum()) > 1:
+                    entropy = -(logp.exp() * logp).sum(dim=1)
+                    spread.append(float(_normalised_entropy(entropy, mask)[0]))
+                env.step(int(logp.argmax()))
+        return float(np.mean(spread)) if spread else 0.0
 
     # ------------------------------------------------------------------ checkpoints
     def save(self, directory: str | Path) -> None:

@@ -54,6 +54,7 @@ from fairacq.relational.a3sl._clause_env import (
 from fairacq.relational.a3sl._clause_env import ClauseLiteral as Lit
 from fairacq.relational.a3sl._clause_search import enumerate_clauses, refine_clause_list
 from fairacq.relational.a3sl._structure_scorer import StructureScorer, UtilityConfig
+from fairacq.relational.a3sl._warnings import exploration_message
 
 if TYPE_CHECKING:
     from fairacq.relational.a3sl._a2c import A2CAgent
@@ -184,7 +185,16 @@ class FairA3SL(Strategy):
         One row per episode: ``episode, env, update, reward, n_clauses, clauses, seconds``.
     trace_ : Trace
         One row per actor-critic update: ``update``, ``episodes`` (also the ``cost``),
-        ``new_episodes``, their ``mean_reward``, the ``best_reward`` so far and the losses.
+        ``new_episodes``, their ``mean_reward``, the ``best_reward`` so far, the losses and
+        ``exploration`` (the policy's entropy over its maximum on the update's sampled
+        steps: 1 is a uniform choice).
+    exploration_ : float
+        How much the trained policy still explores: its mean normalised entropy along its
+        own most probable clause list (``A2CAgent.exploration``; 1 is a uniform choice).
+    warnings_ : list of str
+        What deserves a second look, one line each: an ``exploration_`` still above
+        :data:`~fairacq.relational.EXPLORATION_LIMIT` (the policy did not settle). Recorded,
+        not issued; :func:`~fairacq.relational.learn_rules` issues them as warnings.
     space_ : ClauseSpace
     scorer_ : callable
     agent_ : A2CAgent
@@ -445,7 +455,14 @@ class FairA3SL(Strategy):
             else self._rules(scorer, space, self.best_clauses_)
         )
         self.history_ = agent.history()
+        self._record_warnings()
         return self
+
+    def _record_warnings(self) -> None:
+        """Set ``exploration_`` (of the trained policy) and ``warnings_``."""
+        self.exploration_ = self.agent_.exploration()
+        message = exploration_message(self.exploration_, int(self.agent_.n_episodes))
+        self.warnings_: list[str] = [] if message is None else [message]
 
     def _scorer(self, data: RelationalData, space: ClauseSpace, seed: Any) -> ClauseScorer:
         """Return the reward of a clause list: ``scorer`` or the preset's StructureScorer."""
@@ -572,6 +589,7 @@ class _A3SLLoop(RunLoop):
             "best_reward": float(agent.best_reward),
             "policy_loss": stats["policy_loss"],
             "value_loss": stats["value_loss"],
+            "exploration": stats["exploration"],
         }
 
     def write_state(self, folder: Path) -> None:

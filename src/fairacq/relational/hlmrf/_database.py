@@ -391,8 +391,16 @@ class Database:
             If the directory holds no matching file or a file cannot be read.
         """
         root = Path(path)
+        if not root.exists():
+            raise CorruptFileError(
+                f"{root} does not exist; pass the folder that holds the <pred>_obs.txt, "
+                "<pred>_targets.txt and <pred>_truth.txt files."
+            )
         if not root.is_dir():
-            raise CorruptFileError(f"Database.from_psl_dir: {root} is not a directory.")
+            raise CorruptFileError(
+                f"{root} is a file, not a folder; pass the folder that holds the "
+                "<pred>_obs.txt, <pred>_targets.txt and <pred>_truth.txt files."
+            )
         files: dict[str, dict[str, Path]] = {"obs": {}, "targets": {}, "truth": {}}
         for file in sorted(root.iterdir()):
             if file.suffix not in (".txt", ".tsv") or not file.is_file():
@@ -408,7 +416,8 @@ class Database:
         if not any(files.values()):
             raise CorruptFileError(
                 f"Database.from_psl_dir: no '*{obs_suffix}.txt', '*{targets_suffix}.txt' or "
-                f"'*{truth_suffix}.txt' files in {root}."
+                f"'*{truth_suffix}.txt' files in {root}; write one file per predicate and role "
+                "(`fairacq relational example` writes a folder to copy)."
             )
         known = dict(arities or {})
         raw = {
@@ -760,9 +769,16 @@ def _read_table(path: Path, sep: str) -> pd.DataFrame:
         table = pd.read_csv(
             path, sep=sep, header=None, dtype=str, keep_default_na=False, skip_blank_lines=True
         )
-    except (pd.errors.ParserError, UnicodeDecodeError, OSError) as exc:
-        raise CorruptFileError(f"Cannot read {path}: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise CorruptFileError(
+            f"{path} is not UTF-8 text (byte {exc.start} cannot be decoded); data files are "
+            "tab-separated text: the arguments, then an optional truth value."
+        ) from None
+    except (pd.errors.ParserError, OSError) as exc:
+        raise CorruptFileError(f"Cannot read {path}: {str(exc).strip()}") from exc
     stripped: pd.DataFrame = table.apply(lambda col: col.str.strip())
+    while stripped.shape[1] > 1 and (stripped.iloc[:, -1] == "").all():
+        stripped = stripped.iloc[:, :-1]  # a trailing separator on every line
     return stripped
 
 
@@ -796,20 +812,29 @@ def _to_frame(table: pd.DataFrame, name: str, arity: int | None, path: Path) -> 
     k = _infer_arity(table) if arity is None else int(arity)
     if k < 1 or k > table.shape[1] or table.shape[1] > k + 1:
         raise CorruptFileError(
-            f"{path}: {table.shape[1]} columns cannot hold a predicate of arity {k} "
-            "(arguments, then an optional value)."
+            f"{path}: {table.shape[1]} columns, but '{name}' takes {k} argument(s); a data "
+            f"file holds the {k} argument(s), then at most one truth-value column. Fix the "
+            "file or the rules."
         )
     frame = table.iloc[:, :k].copy()
     frame.columns = [f"a{j}" for j in range(k)]
     if table.shape[1] == k + 1:
-        values = pd.to_numeric(table.iloc[:, k], errors="coerce")
-        if values.isna().any():
-            row = int(np.flatnonzero(values.isna().to_numpy())[0])
-            raise CorruptFileError(
-                f"{path}: line {row + 1} has a non-numeric value {table.iloc[row, k]!r} in the "
-                f"value column of '{name}' (arity {k}). Pass the right arity in arities=."
-            )
-        frame["value"] = values.to_numpy(dtype=np.float64)
+        frame["value"] = _value_column(table.iloc[:, k], name, k, path)
     else:
         frame["value"] = 1.0
     return frame
+
+
+def _value_column(column: pd.Series, name: str, k: int, path: Path) -> NDArray[np.float64]:
+    """Read the truth-value column (after ``k`` arguments); name the first bad line."""
+    values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
+    bad = ~np.isfinite(values) | (values < 0.0) | (values > 1.0)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        header = " (the layout has no header line; delete it)" if row == 0 else ""
+        raise CorruptFileError(
+            f"{path}: line {row + 1} has {column.iloc[row]!r} in column {k + 1}, the truth value "
+            f"of '{name}' (which takes {k} argument(s)); truth values are numbers in [0, 1]"
+            f"{header}. Rescale them, or fix the number of arguments."
+        )
+    return values

@@ -146,11 +146,29 @@ def _check_rules(rules: Sequence[Rule | ArithmeticRule], database: Database) -> 
                     "fix the name."
                 )
             if known[atom.predicate] != atom.arity:
-                raise InvalidDataError(
-                    f"Rule {rule.text!r}: '{atom.predicate}' takes {known[atom.predicate]} "
-                    f"argument(s) in the data but {atom.arity} in {atom.to_psl()}. Fix the "
-                    "rule or the data."
-                )
+                raise InvalidDataError(_arity_message(rule.text, atom, known[atom.predicate]))
+
+
+def _arity_message(rule: str, atom: Atom, in_data: int) -> str:
+    """Explain an arity mismatch; one column more in the data is most likely a truth value."""
+    head = (
+        f"Rule {rule!r}: '{atom.predicate}' takes {in_data} argument(s) in the data but "
+        f"{atom.arity} in {atom.to_psl()}."
+    )
+    if in_data == atom.arity + 1:
+        return (
+            f"{head} The data's last column is probably its truth value, read as an argument "
+            "because it is not a number in [0, 1] or the other columns repeat an atom; make "
+            f"it one value in [0, 1] per atom, or read the data with "
+            f"arities={{'{atom.predicate}': {atom.arity}}} (the rules' arities)."
+        )
+    if in_data == atom.arity - 1:
+        return (
+            f"{head} The data's last column holds numbers in [0, 1], so it was read as the "
+            f"truth value; read the data with arities={{'{atom.predicate}': {atom.arity}}} "
+            "(the rules' arities) so that it is an argument."
+        )
+    return f"{head} Fix the rule or the data."
 
 
 # --------------------------------------------------------------------------- substitution frames

@@ -1,0 +1,151 @@
+"""Learn fair rules on training data and check them on test data: the ``learn`` workflow.
+
+:func:`learn_rules` fits :class:`FairA3SL`, infers the test atoms under the same constraints,
+evaluates them and gathers what deserves a second look: an agent that never stopped exploring
+(:class:`ExplorationWarning`), a test fairness measure past its bound
+(:class:`FairnessBoundWarning`) and metrics that read soft truth or have no value
+(:class:`MetricsWarning`). Each is issued as a Python warning and kept in
+:attr:`LearnResult.warnings`, which ``fairacq relational learn`` prints and writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from fairacq._warnings import warn_caller
+from fairacq.data.relational._relational_data import RelationalData
+from fairacq.relational._evaluation import evaluate_atoms
+from fairacq.relational._fairness_check import fairness_warnings
+from fairacq.relational._files import rule_weights
+from fairacq.relational._metric_notes import MetricsWarning, json_metrics, metric_notes
+from fairacq.relational.a3sl._a3sl import FairA3SL
+from fairacq.relational.a3sl._warnings import ExplorationWarning, FairnessBoundWarning
+from fairacq.relational.inference._fairness import parse_fairness
+
+__all__ = ["LearnResult", "learn_rules"]
+
+
+@dataclass(frozen=True, eq=False)
+class LearnResult:
+    """What :func:`learn_rules` produced.
+
+    Parameters
+    ----------
+    learner : FairA3SL
+        The fitted learner (``best_rules_``, ``history_``, ``trace_``...).
+    predictions : pandas.DataFrame
+        MAP values of the test target atoms under the learned rules (and the constraints).
+    metrics : dict of str to float
+        The paper's metrics on the test data (NaN where undefined, see ``warnings``).
+    settings : dict
+        The run's settings, as recorded in the summary.
+    warnings : tuple of str
+        One line each: what was issued as a warning during the run.
+    """
+
+    learner: FairA3SL
+    predictions: pd.DataFrame
+    metrics: dict[str, float]
+    settings: dict[str, Any]
+    warnings: tuple[str, ...]
+
+    def summary(self) -> dict[str, Any]:
+        """Return a JSON-ready dict: settings, rewards, weights, test metrics, warnings."""
+        learner = self.learner
+        refined = learner.refine_history_
+        return {
+            **self.settings,
+            "best_reward": learner.best_reward_,
+            "agent_reward": learner.agent_reward_,
+            "refine_moves": [] if refined is None else refined["move"].tolist(),
+            "exploration": learner.exploration_,
+            "weights": rule_weights(learner.best_rules_),
+            "test_metrics": json_metrics(self.metrics),
+            "warnings": list(self.warnings),
+        }
+
+
+def learn_rules(
+    train: RelationalData,
+    test: RelationalData,
+    *,
+    fairness: Sequence[str] = (),
+    alpha_odds: float = 0.0,
+    n_episodes: int = 200,
+    preset: str = "authors",
+    refine_seconds: float | None = None,
+    random_state: Any = 0,
+    options: Mapping[str, Any] | None = None,
+) -> LearnResult:
+    """Learn rules with Fair-A3SL on ``train``, infer and evaluate ``test``, collect warnings.
+
+    Parameters
+    ----------
+    train, test : RelationalData
+        Training data (truth for the reward) and test data (truth for the metrics); both
+        with their fairness groups.
+    fairness : sequence of str, default=()
+        Delta-fairness bounds, e.g. ``("rd<=0.1",)``: imposed at MAP inference while
+        learning and on the test atoms (variant ``"fair1"``). Empty: Sensitive-A3SL.
+    alpha_odds : float, default=0.0
+        Equalised-odds prior strength.
+    n_episodes : int, default=200
+        Clause lists to build and score.
+    preset : {"authors", "paper"}, default="authors"
+        See :class:`FairA3SL`.
+    refine_seconds : float or None, default=None
+        Local search after the agent (fairacq's addition), see :class:`FairA3SL`.
+    random_state : int, numpy.random.Generator or None, default=0
+        Seeds the agent and weight learning.
+    options : mapping or None, default=None
+        Further :class:`FairA3SL` parameters (``exclude``, ``domains``, ``agent_options``...).
+
+    Returns
+    -------
+    LearnResult
+
+    Warns
+    -----
+    ExplorationWarning
+        When the policy's normalised entropy at the end of training is above
+        :data:`EXPLORATION_LIMIT`.
+    FairnessBoundWarning
+        When a bound of ``fairness`` is missed on the test atoms by more than
+        :data:`FAIRNESS_TOLERANCE`.
+    MetricsWarning
+        When the test truth is soft or a metric is undefined (:func:`metric_notes`).
+    """
+    specs = [str(parse_fairness(s)) for s in fairness]
+    variant = "fair1" if specs else "sensitive"
+    learner = FairA3SL(
+        preset=preset,
+        variant=variant,
+        n_episodes=n_episodes,
+        fairness=tuple(specs) if specs else None,
+        alpha_odds=alpha_odds,
+        refine_seconds=refine_seconds,
+        random_state=random_state,
+        **dict(options or {}),
+    ).fit(train)
+    predictions = learner.predict(test, fair=bool(specs))
+    metrics = evaluate_atoms(test, predictions)
+    found = [
+        *((m, ExplorationWarning) for m in learner.warnings_),
+        *((m, FairnessBoundWarning) for m in fairness_warnings(test, predictions, specs)),
+        *((m, MetricsWarning) for m in metric_notes(test, metrics)),
+    ]
+    for message, category in found:
+        warn_caller(message, category)
+    settings = {
+        "variant": variant,
+        "fairness": specs,
+        "alpha_odds": alpha_odds,
+        "episodes": n_episodes,
+        "preset": preset,
+        "refine_seconds": refine_seconds,
+    }
+    return LearnResult(learner, predictions, metrics, settings, tuple(m for m, _ in found))
