@@ -102,7 +102,8 @@ def write_run(
         Findings written under the summary's title.
     compare : mapping of str to Trace or sequence of Trace, optional
         Other methods run on the same data, seed and budget (e.g. a Random baseline): drawn
-        beside ``method`` in every panel and summarised in their own rows.
+        beside ``method`` in every panel, summarised in their own rows and saved as
+        ``out/baselines/<name>.parquet`` + ``.json``.
     panels : sequence of str, default=()
         Further trace columns drawn each in its own panel right of ``metric`` (e.g. the
         accuracy beside the fairness).
@@ -166,6 +167,10 @@ def write_run(
     others = {
         name: [t] if isinstance(t, Trace) else list(t) for name, t in (compare or {}).items()
     }
+    for name, trials in others.items():
+        for i, trace in enumerate(trials):
+            suffix = f"-trial{i}" if len(trials) > 1 else ""
+            files += _save(trace, root / "baselines" / f"{name}{suffix}")
     named = dict(labels or {})
     named.setdefault(metric, ylabel or metric.replace("_", " "))
     files.append(
