@@ -63,6 +63,7 @@ def test_raw_parquet_pool_runs_and_writes_rows(tables, tmp_path):
     pool = pd.read_parquet(tables / "pool.parquet")
     assert rows["applicant_id"].tolist() == pool["applicant_id"].iloc[rows["pool_row"]].tolist()
     assert rows["price"].sum() <= 60 + 1e-9
+    assert "job" in json.loads((tmp_path / "run" / "encoder.json").read_text())["categories"]
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert {r["method"] for r in summary["rows"]} == {"datasift", "random"}
     assert (tmp_path / "run" / "fairness.png").stat().st_size > 10_000

@@ -149,7 +149,7 @@ def write_outputs(
     compare: dict[str, Any],
     notes: list[str],
 ) -> dict[str, Any]:
-    """Write acquired.parquet, the order, traces, the two-panel figure and the summary."""
+    """Write acquired.parquet, the encoder, the order, traces, the figure and the summary."""
     from fairacq.acquisition import acquired_rows
     from fairacq.data import write_table
     from fairacq.reporting import write_run
@@ -158,6 +158,10 @@ def write_outputs(
     metric = acquirer.metric
     rows = acquired_rows(acquirer, inputs.pool, frame=inputs.pool_frame)
     write_table(rows, out / "acquired.parquet")
+    if inputs.encoder is not None:
+        from fairacq._io import write_json
+
+        write_json(out / "encoder.json", inputs.encoder.to_dict())
     problems = _result_warnings(acquirer, prefix, metric)
     for problem in problems:
         err_console.print(f"warning: {problem}", markup=False)
