@@ -18,6 +18,7 @@ from sklearn.preprocessing import StandardScaler
 from typer.testing import CliRunner
 
 from fairacq.cli import app
+from fairacq.exceptions import ResultWarning
 
 runner = CliRunner()
 
@@ -139,6 +140,18 @@ def test_the_same_questions_through_the_api(files):
     acquirer.run(split.train, pool, validation=split.validation, test=split.test, costs=costs)
     rows = acquired_rows(acquirer, pool)
     assert rows["fee"].sum() <= 40
+
+    from fairacq.features import train_dadi
+    from fairacq.filtering import filter_table, fit_table_proxy
+
+    with pytest.warns(ResultWarning, match="in-sample beta|predicts one group"):  # honest
+        proxy = fit_table_proxy(read_table(files / "mine.csv"), columns, "qp-tree", model=pipe)
+    applicants = pd.read_parquet(files / "candidates.parquet").drop(columns=["outcome", "fee"])
+    admitted = filter_table(proxy, applicants, random_state=0)
+    assert "admission_probability" in admitted.rows.columns
+
+    run = train_dadi(mine, random_state=0, n_pretrain_iter=30, n_train_iter=30)
+    assert set(run.summary()["features"]) == {"years_experience", "trade"}
 
     result = allocate_budget(mine.dataset, "aopt", budget=120, n_trials=1, learner=pipe)
     counts = result.counts()
