@@ -150,7 +150,8 @@ def test_the_same_questions_through_the_api(files):
     admitted = filter_table(proxy, applicants, random_state=0)
     assert "admission_probability" in admitted.rows.columns
 
-    run = train_dadi(mine, random_state=0, n_pretrain_iter=30, n_train_iter=30)
+    with pytest.warns(ResultWarning, match="one-class|exploration"):  # 30 iterations: honest
+        run = train_dadi(mine, random_state=0, n_pretrain_iter=30, n_train_iter=30)
     assert set(run.summary()["features"]) == {"years_experience", "trade"}
 
     result = allocate_budget(mine.dataset, "aopt", budget=120, n_trials=1, learner=pipe)
