@@ -149,3 +149,16 @@ def test_pool_without_rows_you_have(tables, tmp_path):
     )
     assert res.exit_code == 2
     assert "--data FILE" in res.output
+
+
+def test_deprecated_column_options_still_work_with_a_note(tables, tmp_path):
+    args = [
+        "acquire", "--data", tables / "have.csv", "--pool", tables / "pool.csv",
+        "--label", "hired", "--positive", "yes", "--sensitive-column", "gender",
+        "--drop", "applicant_id", "--cost-column", "price", "--method", "random",
+        "--budget", "20", "--batch", "10", "--out", tmp_path,
+    ]  # fmt: skip
+    res = runner.invoke(app, [str(a) for a in args])
+    assert res.exit_code == 0, res.output
+    assert "note: --sensitive-column is deprecated; use --sensitive." in res.stderr
+    assert "note: --cost-column is deprecated; use --cost." in res.stderr

@@ -31,7 +31,7 @@ from fairacq.cli._data_options import (
     model_from_options,
     table_columns,
 )
-from fairacq.cli._errors import fail, user_errors
+from fairacq.cli._errors import err_console, fail, user_errors
 
 __all__ = ["METRIC_ALIASES", "acquire_cmd", "resolve_metric"]
 
@@ -164,6 +164,12 @@ def acquire_cmd(
     for text, option in ((budget, "--budget"), (batch, "--batch")):
         parse_size(text, 1.0, option)  # the form now; the size once the pool is read
     learner = model_from_options(model, model_param)
+    for old_name, value, new_name in (
+        ("--sensitive-column", sensitive_column, "--sensitive"),
+        ("--cost-column", cost_column, "--cost"),
+    ):
+        if value is not None:
+            err_console.print(f"note: {old_name} is deprecated; use {new_name}.", markup=False)
     files = None
     if pool is not None:
         group = sensitive or sensitive_column or "group"
