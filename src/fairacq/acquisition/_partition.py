@@ -536,9 +536,9 @@ def _fit_gmm(
             ks = [k for k in range(k_range[0], k_range[1] + 1) if k <= sample.shape[0]]
             if not ks:
                 raise InvalidDataError(
-                    f"{where}: the BIC search sample has {sample.shape[0]} rows, fewer than "
-                    f"the smallest k={k_range[0]} of k_range. Lower k_range or pass a larger "
-                    "pool."
+                    f"{where}: the pool has {sample.shape[0]} row(s), too few to split into "
+                    f"the at least {k_range[0]} partitions DataSift needs. Pass a larger pool, "
+                    "or use a method without partitions (random, entropy, inf)."
                 )
             fits = {}
             for k in ks:
