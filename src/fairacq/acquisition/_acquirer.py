@@ -24,6 +24,7 @@ from fairacq._trace import Trace
 from fairacq._validation import HasMethods, Interval, Options
 from fairacq.acquisition._acquisition_loop import AcquisitionLoop
 from fairacq.acquisition._chunk_map import ChunkExecutor
+from fairacq.acquisition._ledger import COST_MODELS
 from fairacq.acquisition._pool_source import PoolSource, as_pool_source
 from fairacq.acquisition._state import AcquisitionState, Proposal
 from fairacq.data import FairDataset
@@ -40,7 +41,8 @@ class Acquirer(Strategy):
     Parameters
     ----------
     budget : int or float
-        Pool rows to acquire in total (or cost units when the pool has costs).
+        Pool rows to pay for in total (or cost units when the pool has costs); which rows are
+        paid is ``cost_model``'s.
     batch_size : int or float
         Rows per batch (or cost units per batch when the pool has costs).
     learner : str
@@ -62,6 +64,14 @@ class Acquirer(Strategy):
         for learners that have one (``LearnerSpec.partial_fit``: the MLP); the others are
         still retrained from scratch, as the authors' code does for trees. The trace records
         which was used (``meta["refit_used"]``).
+    cost_model : {"kept", "evaluated"}
+        Which rows are paid. ``"kept"`` (paper 000's DataSift): the pool is labelled and only
+        kept batches are paid; a rejected batch is handed back at no cost. ``"evaluated"``
+        (labels are bought): every row a batch tries is paid, once (a row tried again is not
+        paid twice), so the budget bounds the rows evaluated and the run stops when the paid
+        rows reach it. Methods that keep every batch (Random, Entropy, Inf) run the same under
+        both. The trace's ``cost`` is the cost paid under the model; ``rows_paid``,
+        ``labels_seen`` and ``rows_evaluated`` count the rest (:meth:`run`).
     random_state : int, Generator, SeedSequence, RandomState or None
         Controls every random draw.
 
@@ -90,6 +100,7 @@ class Acquirer(Strategy):
         "tau": [Interval(float, 0, None, closed="left")],
         "max_evaluations": [Interval(int, 1, None, closed="left"), None],
         "refit": [Options({"scratch", "partial"})],
+        "cost_model": [Options(set(COST_MODELS))],
         "random_state": ["random_state"],
     }
 
@@ -104,6 +115,7 @@ class Acquirer(Strategy):
         tau: float = 0.0,
         max_evaluations: int | None = None,
         refit: str = "scratch",
+        cost_model: str = "kept",
         random_state: Any = None,
     ) -> None:
         self.budget = budget
@@ -114,13 +126,18 @@ class Acquirer(Strategy):
         self.tau = tau
         self.max_evaluations = max_evaluations
         self.refit = refit
+        self.cost_model = cost_model
         self.random_state = random_state
 
     # -- hooks a method implements ---------------------------------------------------------
     def _prepare(
         self, state: AcquisitionState, validation: FairDataset, root: np.random.SeedSequence
     ) -> None:
-        """Do one-off work before the first batch (partitioning, influence, ...)."""
+        """Do one-off work before the first batch (partitioning, influence, ...).
+
+        A method that reads pool labels here (to rank or partition) marks them in
+        ``state.labels_seen``; the trace counts them in ``labels_seen``.
+        """
 
     def _propose(self, state: AcquisitionState, rng: np.random.Generator) -> Proposal:
         """Return candidate pool positions for the next batch, best first."""
@@ -154,6 +171,9 @@ class Acquirer(Strategy):
 
     def _replay_accepted(self, state: AcquisitionState, batch: NDArray[np.int64]) -> None:
         """Re-apply what keeping ``batch`` did to the method (a resumed run replays it)."""
+
+    def _replay_rejected(self, state: AcquisitionState, batch: NDArray[np.int64]) -> None:
+        """Re-apply what rejecting ``batch`` did to the method (a resumed run replays it)."""
 
     @property
     def method_name(self) -> str:
@@ -210,7 +230,13 @@ class Acquirer(Strategy):
             Step 0 is the initial model. Each later step is one evaluated batch with columns
             ``batch`` (pool positions), ``arm``, ``accepted``, ``batch_cost``, ``n_train``,
             ``val_<metric>`` / ``test_<metric>`` of the current model and
-            ``candidate_val_fairness`` of the evaluated one. ``cost`` is the cost acquired.
+            ``candidate_val_fairness`` of the evaluated one. ``cost`` is the cost paid
+            under ``cost_model`` (with ``"kept"``: the cost acquired). Cumulative counts:
+            ``rows_paid`` (rows paid under ``cost_model``), ``labels_seen`` (pool rows whose
+            label the method looked at: every evaluated batch's rows, plus the pool labels its
+            ranking or partitioning read, e.g. the whole pool for DataSift's base-rate
+            differences and for influence scores) and ``rows_evaluated`` (rows tried in
+            evaluated batches; a row tried twice counts twice).
 
         Raises
         ------

@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 from fairacq._loop import RunLoop
 from fairacq._random import child_rng
 from fairacq.acquisition._chunk_map import ChunkExecutor
+from fairacq.acquisition._ledger import CostLedger, fill_batch
 from fairacq.acquisition._pool_source import InMemoryPool, PoolSource
 from fairacq.acquisition._state import AcquisitionState
 from fairacq.data import FairDataset
@@ -25,8 +26,9 @@ class AcquisitionLoop(RunLoop):
 
     Step 0 is the model on the initial training set; every later step evaluates one batch.
     A resumed run prepares the method on the initial state, as the uninterrupted run did, then
-    replays the accepted batches and restores the method's state. ``acquirer`` is the
+    replays the evaluated batches and restores the method's state. ``acquirer`` is the
     :class:`~fairacq.acquisition.Acquirer` whose hooks (``_prepare``, ``_propose``, ...) it calls.
+    What is paid, tried and seen is kept by a :class:`~fairacq.acquisition._ledger.CostLedger`.
     """
 
     def __init__(
@@ -55,7 +57,6 @@ class AcquisitionLoop(RunLoop):
             else hasattr(learner, "partial_fit")
         )
         self.cap = acquirer.max_evaluations or int(np.ceil(costs.sum() / acquirer.batch_size)) + 1
-        self.spent = 0.0
         self.timings = {"prepare_s": 0.0, "propose_s": 0.0, "fit_s": 0.0}
         self._replayed: list[FairDataset] = []
 
@@ -95,10 +96,17 @@ class AcquisitionLoop(RunLoop):
             fairness,
             X_pool=source.X if isinstance(source, InMemoryPool) else np.empty((0, 0)),
             executor=self.executor,
+            labels_seen=np.zeros(len(source), dtype=bool),
         )
         clock = time.perf_counter()
         self.acq._prepare(self.state, self.validation, root)
         self.timings["prepare_s"] = time.perf_counter() - clock
+        self.ledger = CostLedger(
+            self.costs,
+            self.acq.budget,
+            getattr(self.acq, "cost_model", "kept"),
+            self.state.labels_seen,
+        )
         return {
             "cost": 0.0,
             "batch": [],
@@ -107,15 +115,20 @@ class AcquisitionLoop(RunLoop):
             "batch_cost": 0.0,
             "n_train": len(self.train),
             "candidate_val_fairness": fairness,
+            **self.ledger.counts(),
             **self._measure(self.val, model),
         }
 
     def replay(self, row: Mapping[str, Any]) -> None:
-        if not row.get("accepted") or row.get("step", 0) == 0:
+        if row.get("step", 0) == 0:
             return
         batch = np.asarray(_as_list(row.get("batch")), dtype=np.int64)
+        accepted = bool(row.get("accepted"))
+        self.ledger.record(batch, accepted)
+        if not accepted:
+            self.acq._replay_rejected(self.state, batch)
+            return
         self.state.available[batch] = False
-        self.spent += float(self.costs[batch].sum())
         self._replayed.append(self.source.take(batch))
         self.state.train = self.state.train.concat(self._replayed[-1])
         self.acq._replay_accepted(self.state, batch)
@@ -143,8 +156,7 @@ class AcquisitionLoop(RunLoop):
             return "tau"
         if st.evaluation >= self.cap:
             return "max_evaluations"
-        remaining = self.acq.budget - self.spent
-        if remaining < np.min(self.costs[st.available], initial=np.inf):
+        if self.ledger.out_of_budget(st.available):
             return "budget"
         return None
 
@@ -153,8 +165,7 @@ class AcquisitionLoop(RunLoop):
         clock = time.perf_counter()
         proposal = acq._propose(st, child_rng(self.root, st.evaluation))
         self.timings["propose_s"] += time.perf_counter() - clock
-        capacity = min(acq.batch_size, acq.budget - self.spent)
-        batch = fill_batch(proposal.candidates, self.costs, capacity)
+        batch = self.ledger.fill(proposal.candidates, acq.batch_size)
         if batch.size == 0:
             return None
         st.evaluation += 1
@@ -169,20 +180,21 @@ class AcquisitionLoop(RunLoop):
         improvement = st.fairness - new_fairness
         accepted = acq._accept(st, new_fairness)
         acq._feedback(st, proposal, batch, improvement, accepted, batch_cost)
+        self.ledger.record(batch, accepted)
         if accepted:
             st.available[batch] = False
-            self.spent += batch_cost
             st.train, st.model, st.fairness = candidate_data, candidate, new_fairness
             st.best_fairness = min(st.best_fairness, new_fairness)
             self.val = cand_val
         return {
-            "cost": self.spent,
+            "cost": self.ledger.spent,
             "batch": batch.tolist(),
             "arm": proposal.arm,
             "accepted": accepted,
             "batch_cost": batch_cost,
             "n_train": len(st.train),
             "candidate_val_fairness": new_fairness,
+            **self.ledger.counts(),
             **self._measure(self.val, st.model),
         }
 
@@ -199,16 +211,6 @@ class AcquisitionLoop(RunLoop):
             "refit_used": "partial" if self.incremental else "scratch",
             **self.acq._run_meta(),
         }
-
-
-def fill_batch(
-    candidates: NDArray[np.int64], costs: NDArray[np.float64], capacity: float
-) -> NDArray[np.int64]:
-    """Take candidates in order while their cumulative cost fits in ``capacity``."""
-    if candidates.size == 0:
-        return candidates
-    cum = np.cumsum(costs[candidates])
-    return candidates[cum <= capacity + 1e-9]
 
 
 def _as_list(value: Any) -> list[Any]:

@@ -145,6 +145,18 @@ class DataSiftAcquirer(Acquirer):
         Retrain on all rows after a batch (the paper) or update the model with the batch
         only where the learner has ``partial_fit`` (the authors' code; see
         :class:`~fairacq.acquisition.Acquirer`).
+    retire_tried : bool, default=True
+        fairacq's guard against a stuck bandit (not in the paper): a partition whose open
+        rows were all tried in rejected batches since the last kept batch is not offered
+        until a batch is kept again (the model then changed, so a row rejected before may
+        now help). Without it a partition whose rows never change fairness (ΔF = 0, reward
+        0, scores unchanged) is re-drawn until the evaluation cap. When no partition is
+        retired the choices are the paper's; when every one is, the run stops with
+        ``stop_reason_ == "exhausted"``. DataSift-Inf skips rejected rows anyway. False
+        re-offers rejected rows as Algorithm 1 literally does.
+    cost_model : {"kept", "evaluated"}, default="kept"
+        Which rows the budget pays: kept batches only (the paper) or every evaluated row
+        (labels bought); see :class:`~fairacq.acquisition.Acquirer`.
     random_state : int, Generator, SeedSequence or None, default=None
         Controls partitioning, batch draws and the learner.
 
@@ -152,8 +164,9 @@ class DataSiftAcquirer(Acquirer):
     ----------
     partitioning_ : Partitioning
         The pool's partitions (labels, centroids, sizes, BIC scores).
-    base_rate_diffs_ : ndarray
-        Intra-partition base-rate difference of each partition.
+    base_rate_diffs_ : ndarray or None
+        Intra-partition base-rate difference of each partition; None when the reward does
+        not use it (AutoData's ``"distance"``): the pool's labels are then never read.
     dropped_partitions_ : list of int
         Partitions smaller than a batch, excluded as the paper does.
     acquired_, n_evaluations_, stop_reason_, model_
@@ -171,6 +184,7 @@ class DataSiftAcquirer(Acquirer):
         "max_partitions": [Interval(int, 1, None, closed="left"), None],
         "k_selection": [Options({"min", "knee"})],
         "accuracy_weight": [Interval(float, 0, None, closed="left")],
+        "retire_tried": ["boolean"],
     }
     _use_influence: ClassVar[bool] = False
     _default_reward: ClassVar[str] = "datasift"
@@ -195,6 +209,8 @@ class DataSiftAcquirer(Acquirer):
         k_selection: str = "min",
         accuracy_weight: float = 0.0,
         refit: str = "scratch",
+        retire_tried: bool = True,
+        cost_model: str = "kept",
         random_state: Any = None,
     ) -> None:
         super().__init__(
@@ -206,6 +222,7 @@ class DataSiftAcquirer(Acquirer):
             tau=tau,
             max_evaluations=max_evaluations,
             refit=refit,
+            cost_model=cost_model,
             random_state=random_state,
         )
         self.alpha = alpha
@@ -217,6 +234,7 @@ class DataSiftAcquirer(Acquirer):
         self.max_partitions = max_partitions
         self.k_selection = k_selection
         self.accuracy_weight = accuracy_weight
+        self.retire_tried = retire_tried
 
     @property
     def method_name(self) -> str:
@@ -239,14 +257,18 @@ class DataSiftAcquirer(Acquirer):
         kept = self._drop_small_partitions(parts, state)
         labels = parts.labels
         state.available &= np.isin(labels, np.asarray(kept, dtype=np.int64))
-        self.base_rate_diffs_ = partition_base_rate_diffs(
-            labels,
-            pool.y,
-            pool.s,
-            n_partitions=parts.n_partitions,
-            protected=_protected(pool),
-            privileged=pool.privileged_code,
-        )
+        self.base_rate_diffs_ = None
+        if self._reward_kind() != "distance":
+            self.base_rate_diffs_ = partition_base_rate_diffs(
+                labels,
+                pool.y,
+                pool.s,
+                n_partitions=parts.n_partitions,
+                protected=_protected(pool),
+                privileged=pool.privileged_code,
+            )
+        if self.base_rate_diffs_ is not None or self._use_influence:
+            state.labels_seen[:] = True  # base rates and influence read every pool label
         self._distances = parts.normalised_distances()
         self._policy = make_policy(self.policy, **self._policy_params(policy_seed))
         self._policy.reset(parts.n_partitions)
@@ -255,6 +277,9 @@ class DataSiftAcquirer(Acquirer):
         g = parts.n_partitions
         self._open_counts = np.bincount(labels[self._open], minlength=g).astype(np.int64)
         self._pointers = np.zeros(g, dtype=np.int64)
+        self._tried = np.zeros(len(labels), dtype=bool)
+        self._tried_counts = np.zeros(g, dtype=np.int64)
+        self._retirements = 0
         if self._use_influence:
             self.pool_scores_ = pool_improvement_scores(
                 state.model,
@@ -319,6 +344,8 @@ class DataSiftAcquirer(Acquirer):
     # -- one round -----------------------------------------------------------------------
     def _propose(self, state: AcquisitionState, rng: np.random.Generator) -> Proposal:
         arms_open = self._open_counts > 0
+        if self.retire_tried:  # a partition whose open rows were all tried and rejected
+            arms_open &= self._tried_counts < self._open_counts
         if not arms_open.any():
             return Proposal(np.empty(0, dtype=np.int64))
         arm = int(self._policy.select(arms_open))
@@ -349,7 +376,29 @@ class DataSiftAcquirer(Acquirer):
     def _close(self, rows: NDArray[np.int64]) -> None:
         rows = rows[self._open[rows]]
         self._open[rows] = False
-        np.subtract.at(self._open_counts, self.partitioning_.labels[rows], 1)
+        labels = self.partitioning_.labels
+        np.subtract.at(self._open_counts, labels[rows], 1)
+        tried = rows[self._tried[rows]]
+        self._tried[tried] = False
+        np.subtract.at(self._tried_counts, labels[tried], 1)
+
+    def _try(self, rows: NDArray[np.int64]) -> None:
+        """Mark the open rows of a rejected batch tried; count the partitions this retires."""
+        rows = rows[self._open[rows] & ~self._tried[rows]]
+        self._tried[rows] = True
+        arms = self.partitioning_.labels[rows]
+        np.add.at(self._tried_counts, arms, 1)
+        arms = np.unique(arms)
+        self._retirements += int((self._tried_counts[arms] == self._open_counts[arms]).sum())
+
+    def _untry(self) -> None:
+        """Forget the tried rows: a batch was kept, the model changed, every partition is open."""
+        if self._tried_counts.any():
+            self._tried[:] = False
+            self._tried_counts[:] = 0
+
+    def _reward_kind(self) -> str:
+        return self._default_reward if self.reward == "auto" else self.reward
 
     def _accept(self, state: AcquisitionState, new_fairness: float) -> bool:
         # Algorithm 1, line 15: the batch changed fairness and is no worse than the best so far
@@ -364,7 +413,7 @@ class DataSiftAcquirer(Acquirer):
         accepted: bool,
         batch_cost: float,
     ) -> None:
-        kind = self._default_reward if self.reward == "auto" else self.reward
+        kind = self._reward_kind()
         rewards = share_reward(
             improvement, proposal.arm, self._distances, self.base_rate_diffs_, kind=cast(Any, kind)
         )
@@ -373,10 +422,13 @@ class DataSiftAcquirer(Acquirer):
         self._policy.update(rewards, proposal.arm)
         if accepted:
             self._close(batch)
+            self._untry()
         elif self._use_influence:
             # the same top rows would be proposed again; DataSift-Inf moves past them
             self._excluded.extend(int(i) for i in batch)
             self._close(batch)
+        else:
+            self._try(batch)
 
     def _run_meta(self) -> dict[str, Any]:
         parts = self.partitioning_
@@ -384,6 +436,7 @@ class DataSiftAcquirer(Acquirer):
             "n_partitions": parts.n_partitions,
             "partition_sizes": parts.sizes.tolist(),
             "dropped_partitions": self.dropped_partitions_,
+            **({"partition_retirements": self._retirements} if self.retire_tried else {}),
         }
 
     def _resume_state(self) -> dict[str, Any]:
@@ -391,6 +444,11 @@ class DataSiftAcquirer(Acquirer):
 
     def _replay_accepted(self, state: AcquisitionState, batch: NDArray[np.int64]) -> None:
         self._close(batch)
+        self._untry()
+
+    def _replay_rejected(self, state: AcquisitionState, batch: NDArray[np.int64]) -> None:
+        if not self._use_influence:  # DataSift-Inf's rejected rows come back as "excluded"
+            self._try(batch)
 
     def _load_resume_state(self, state: dict[str, Any]) -> None:
         if "policy" in state:

@@ -40,8 +40,10 @@ class EntropyAcquirer(Acquirer):
 
     Parameters
     ----------
-    budget, batch_size, learner, metric, track, tau, max_evaluations, refit, random_state
+    budget, batch_size, learner, metric, track, tau, max_evaluations
         As :class:`~fairacq.acquisition.RandomAcquirer`; ties are broken at random.
+    refit, cost_model, random_state
+        As :class:`~fairacq.acquisition.RandomAcquirer`.
     """
 
     def _propose(self, state: AcquisitionState, rng: np.random.Generator) -> Proposal:

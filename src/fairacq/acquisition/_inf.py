@@ -42,6 +42,7 @@ class InfAcquirer(Acquirer):
             metric=self.metric,
             executor=state.executor,
         )
+        state.labels_seen[:] = True  # the influence regressors read every pool label
 
     def _propose(self, state: AcquisitionState, rng: np.random.Generator) -> Proposal:
         rows = np.flatnonzero(state.available)

@@ -35,6 +35,9 @@ class RandomAcquirer(Acquirer):
     refit : {"scratch", "partial"}, default="scratch"
         Retrain on all rows after each batch, or update the model with the batch only where
         the learner has ``partial_fit`` (see :class:`~fairacq.acquisition.Acquirer`).
+    cost_model : {"kept", "evaluated"}, default="kept"
+        Which rows the budget pays (see :class:`~fairacq.acquisition.Acquirer`); Random keeps
+        every batch, so both give the same run.
     random_state : int, Generator, SeedSequence or None, default=None
         Controls the draws and the learner.
 

@@ -45,6 +45,12 @@ class AcquisitionState:
         Scratch space for a method.
     executor : ChunkExecutor or None
         Where per-block scoring of the pool runs (None: serially here).
+    labels_seen : ndarray of bool
+        Pool positions whose label the method has looked at. The loop marks every evaluated
+        batch's rows; a method that reads pool labels to rank or partition (DataSift's
+        base-rate differences, influence scores) marks them in ``_prepare`` (a resumed run
+        prepares again, so the marks come back), and the trace counts them in
+        ``labels_seen``. Empty until the loop sets it (one flag per pool row).
     """
 
     train: FairDataset
@@ -58,6 +64,7 @@ class AcquisitionState:
     X_pool: NDArray[np.float64] = field(default_factory=lambda: np.empty((0, 0)))
     extra: dict[str, Any] = field(default_factory=dict)
     executor: ChunkExecutor | None = None
+    labels_seen: NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=bool))
 
 
 @dataclass(frozen=True)

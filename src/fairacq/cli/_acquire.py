@@ -91,6 +91,13 @@ def acquire_cmd(
             "with partial_fit (mlp) with the batch only (the authors' code)."
         ),
     ] = "scratch",
+    cost_model: Annotated[
+        str,
+        typer.Option(
+            help="kept: only kept batches are paid (the paper); evaluated: every row a batch "
+            "tries is paid once (labels bought), so the budget bounds the rows evaluated."
+        ),
+    ] = "kept",
     seed: Annotated[int, typer.Option(help="Seed.")] = 0,
     data: DataOpt = None,
     pool: Annotated[
@@ -183,7 +190,8 @@ def acquire_cmd(
         inputs = load_inputs(dataset, None if files else sensitive, bias, seed, files)
         params = {
             "learner": learner, "metric": resolve_metric(metric), "tau": tau, "alpha": alpha,
-            "accuracy_weight": accuracy_weight, "refit": refit, "random_state": seed,
+            "accuracy_weight": accuracy_weight, "refit": refit, "cost_model": cost_model,
+            "random_state": seed,
         }  # fmt: skip
         acquirer = make_acquirer_for(method, budget, batch, inputs, params)
         summary = _run_and_write(

@@ -141,6 +141,15 @@ def _result_warnings(acquirer: Any, prefix: str, metric: str) -> list[str]:
     return out
 
 
+def _counts(trace: Any) -> dict[str, int]:
+    """Return the final rows_paid, labels_seen and rows_evaluated (none from older traces)."""
+    last = trace.to_frame().iloc[-1]
+    keys = ("rows_paid", "labels_seen", "rows_evaluated")
+    if any(k not in last or last[k] != last[k] for k in keys):  # missing or NaN
+        return {}
+    return {k: int(last[k]) for k in keys}
+
+
 def write_outputs(
     acquirer: Any,
     inputs: AcquireInputs,
@@ -166,6 +175,7 @@ def write_outputs(
     for problem in problems:
         err_console.print(f"warning: {problem}", markup=False)
     split = "test" if prefix == "test_" else "validation"
+    counts = _counts(acquirer.trace_)
     report = write_run(
         acquirer.trace_,
         out,
@@ -186,13 +196,23 @@ def write_outputs(
         notes=[
             f"Stopped because: {acquirer.stop_reason_}; {acquirer.n_evaluations_} batches "
             f"evaluated; {len(rows)} rows acquired (acquired.parquet).",
+            *(
+                [
+                    f"Cost model {acquirer.cost_model!r}: {counts['rows_paid']} rows paid, "
+                    f"{counts['labels_seen']} pool labels seen, {counts['rows_evaluated']} "
+                    "rows evaluated."
+                ]
+                if counts
+                else []
+            ),
             *(f"Note: {n}" for n in notes),
         ],
-        meta={"n_acquired": len(rows)},
+        meta={"n_acquired": len(rows), "cost_model": acquirer.cost_model, **counts},
     )
     return {
         "rows": report.rows,
         "stop_reason": acquirer.stop_reason_,
         "n_acquired": len(rows),
+        **counts,
         "warnings": problems,
     }
