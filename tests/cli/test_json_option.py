@@ -97,3 +97,24 @@ def test_audit_and_filter_print_only_json(tmp_path) -> None:
     load_dataset("german", sensitive="sex").X.to_csv(candidates, index=False)
     applied = _invoke("filter", "apply", proxy, candidates, "--out", tmp_path / "a.csv", "--json")
     assert _json_only(applied)["n_seen"] == 1000
+
+
+def test_acquire_and_features_print_only_json(tmp_path) -> None:
+    acquired = _invoke(
+        "acquire", "--dataset", "german", "--sensitive", "sex", "--method", "random",
+        "--budget", "20%", "--batch", "50%", "--no-baseline", "--out", tmp_path / "a", "--json",
+    )  # fmt: skip
+    assert _json_only(acquired)["n_acquired"] > 0
+    model = tmp_path / "model"
+    trained = _invoke(
+        "features", "train", "--dataset", "german", "--max-rows", "300", "--pretrain-iter",
+        "5", "--train-iter", "2", "--out", model, "--json",
+    )  # fmt: skip
+    assert _json_only(trained)["out"] == str(model)
+    from fairacq.data import load_dataset
+
+    people = tmp_path / "people.csv"
+    frame = load_dataset("german", sensitive="sex", include_sensitive_features=True).X
+    frame.head(20).to_csv(people, index=False)
+    revealed = _invoke("features", "acquire", model, people, "--json")
+    assert _json_only(revealed)["n_people"] == 20
