@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from fairacq._callbacks import Callback, run_callbacks
+from fairacq._callbacks import Callback, ProgressCallback, run_callbacks
 from fairacq._random import root_seed, seed_state
 from fairacq._trace import Trace, TraceRecorder
 from fairacq.exceptions import InvalidDataError
@@ -58,6 +58,12 @@ class RunLoop(ABC):
     #: Set by :func:`run_loop` before ``start``: whether the run resumes a checkpoint, so that
     #: ``start`` can skip work whose result the checkpoint holds.
     resuming: bool = False
+
+    #: Set by :func:`run_loop` before ``start``: None, or a function to call with the cost
+    #: done so far while a long ``start`` works (DADI's pre-training iterations), so that the
+    #: progress callbacks counting ``cost`` move before the first row is recorded. It only
+    #: reports: calling it or not changes nothing in the run.
+    start_progress: Callable[[float], None] | None = None
 
     @abstractmethod
     def start(self, root: np.random.SeedSequence) -> Row | Sequence[Row] | None:
@@ -248,6 +254,7 @@ def iter_loop(
     if loop.has_state_files:
         recorder.attach_state(loop.write_state)
     loop.resuming = checkpoint is not None
+    loop.start_progress = _start_progress(callbacks)
     first = loop.start(root)
     if checkpoint is None:
         for first_row in _rows(first):
@@ -286,6 +293,19 @@ def _stop(
 ) -> None:
     if on_stop is not None:
         on_stop(LoopResult(recorder.finish(stop_reason=reason, **loop.finish()), reason))
+
+
+def _start_progress(callbacks: Sequence[Callback]) -> Callable[[float], None] | None:
+    """Return what ``start`` calls with its cost so far: the cost-counting progress callbacks."""
+    counters = [cb for cb in callbacks if isinstance(cb, ProgressCallback) and cb.column == "cost"]
+    if not counters:
+        return None
+
+    def report(cost: float) -> None:
+        for cb in counters:
+            cb.report(max(0.0, float(cost) - cb.offset))
+
+    return report
 
 
 def _rows(first: Row | Sequence[Row] | None) -> list[Row]:

@@ -22,6 +22,7 @@ def test_learn_warns_on_a_missed_bound_and_undecayed_exploration(tmp_path, monke
         return frame
 
     monkeypatch.setattr(FairA3SL, "predict", unfair)
+    monkeypatch.setenv("FAIRACQ_PROGRESS", "off")  # stderr: the warnings only, however slow
     out = tmp_path / "learned"
     res = runner.invoke(
         app,

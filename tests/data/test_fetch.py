@@ -190,7 +190,7 @@ def test_bad_zip_and_unreachable_url(
 def test_datasets_that_cannot_be_fetched(tmp_path: Path) -> None:
     with pytest.raises(DatasetNotFoundError, match="Kaggle") as info:
         fetch_dataset("give-me-some-credit", data_dir=tmp_path)
-    assert "give-me-some-credit/cs-training.csv.gz" in str(info.value)
+    assert "give-me-some-credit/cs-training.csv" in str(info.value)
     assert isinstance(info.value, FileNotFoundError)
     with pytest.raises(DatasetNotFoundError, match="Excel workbook"):
         fetch_dataset("taiwan-credit", data_dir=tmp_path)

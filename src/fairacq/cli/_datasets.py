@@ -1,8 +1,7 @@
-"""``fairacq datasets list|info|fetch``."""
+"""``fairacq datasets list|describe|fetch``."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 from typing import Annotated, Any
@@ -11,60 +10,75 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from fairacq.cli._errors import user_errors
+from fairacq.cli._errors import err_console, fail, user_errors
 
 __all__ = ["datasets_app"]
 
 datasets_app = typer.Typer(help="List, describe and fetch datasets.", no_args_is_help=True)
 console = Console(highlight=False)
 
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (only that on stdout).")]
+DataDirOpt = Annotated[
+    Path | None,
+    typer.Option(help="Data directory to look in (default: $FAIRACQ_DATA or the cache)."),
+]
+NameArg = Annotated[str, typer.Argument(help="Dataset name (fairacq datasets list).")]
 
-def _info_dict(info: Any, offline: bool) -> dict[str, Any]:
-    out = dataclasses.asdict(info)
-    out["available_offline"] = offline
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in out.items()}
+
+def _needs_cell(record: dict[str, Any]) -> str:
+    """Say what a dataset still needs, short (the authors' files: the whole instruction)."""
+    if record["needs"] is None:
+        return "nothing (bundled)" if record["bundled"] else "nothing (in the data directory)"
+    if record["kind"] != "dataset":
+        return str(record["needs"])
+    if record["fetchable"]:
+        return f"fairacq datasets fetch {record['name']}"
+    return f"a file by hand: `fairacq datasets fetch {record['name']}` says which and where"
+
+
+def _offline_cell(record: dict[str, Any]) -> str:
+    return "[green]yes[/]" if record["available_offline"] else "[red]no[/]"
 
 
 @datasets_app.command("list")
-def list_cmd(
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-) -> None:
-    """Every dataset, where it comes from and whether it is available offline."""
-    from fairacq.data import is_available_offline, list_datasets
+def list_cmd(as_json: JsonOpt = False, data_dir: DataDirOpt = None) -> None:
+    """Every dataset: whether it is available offline, and what it needs if not.
+
+    Then the paper authors' files some experiments read (psl-compas: the authors' COMPAS
+    folds; psl-paper-review: their paper-review samples), with where to get them.
+    """
+    from fairacq.data.loaders import describe_datasets
 
     with user_errors():
-        infos = [(i, is_available_offline(i.name)) for i in list_datasets()]
+        records = describe_datasets(data_dir)
     if as_json:
-        typer.echo(json.dumps([_info_dict(i, off) for i, off in infos], indent=2))
+        typer.echo(json.dumps(records, indent=2))
         return
     table = Table(title="fairacq datasets", title_justify="left")
-    for col in ("name", "sensitive", "label", "source", "licence", "where", "offline"):
+    for col in ("name", "sensitive", "label", "offline", "needs"):
         table.add_column(col, overflow="fold")
-    for info, offline in infos:
-        where = "bundled" if info.bundled else "data dir / fetch"
-        table.add_row(
-            info.name,
-            ", ".join(info.sensitive_attributes),
-            info.label,
-            info.source_url,
-            info.licence,
-            where,
-            "[green]yes[/]" if offline else "[red]no[/]",
-        )
+    authors = Table(
+        title="the paper authors' files (some experiments read them)", title_justify="left"
+    )
+    for col in ("name", "used by", "offline", "needs"):
+        authors.add_column(col, overflow="fold")
+    for r in records:
+        if r["kind"] == "dataset":
+            sensitive = ", ".join(r["sensitive_attributes"])
+            table.add_row(r["name"], sensitive, r["label"], _offline_cell(r), _needs_cell(r))
+        else:
+            authors.add_row(r["name"], "; ".join(r["used_by"]), _offline_cell(r), _needs_cell(r))
     console.print(table)
+    console.print(authors)
 
 
-@datasets_app.command("info")
-def info_cmd(
-    name: Annotated[str, typer.Argument(help="Dataset name.")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-) -> None:
-    """Describe one dataset."""
-    from fairacq.data import dataset_info, is_available_offline
+@datasets_app.command("describe")
+def describe_cmd(name: NameArg, as_json: JsonOpt = False, data_dir: DataDirOpt = None) -> None:
+    """Describe one dataset: source, licence, label, papers, files, offline, needs."""
+    from fairacq.data.loaders import describe_dataset
 
     with user_errors():
-        info = dataset_info(name)
-        data = _info_dict(info, is_available_offline(name))
+        data = describe_dataset(name, data_dir)
     if as_json:
         typer.echo(json.dumps(data, indent=2))
         return
@@ -73,9 +87,15 @@ def info_cmd(
         console.print(f"[bold]{key}[/]: {shown}")
 
 
+@datasets_app.command("info", hidden=True)
+def info_cmd(name: NameArg, as_json: JsonOpt = False, data_dir: DataDirOpt = None) -> None:
+    """Describe one dataset (the old name of ``describe``)."""
+    describe_cmd(name, as_json=as_json, data_dir=data_dir)
+
+
 @datasets_app.command("fetch")
 def fetch_cmd(
-    name: Annotated[str, typer.Argument(help="Dataset name.")],
+    name: NameArg,
     data_dir: Annotated[
         Path | None, typer.Option(help="Target directory (default: $FAIRACQ_DATA or the cache).")
     ] = None,
@@ -84,11 +104,71 @@ def fetch_cmd(
         list[str] | None,
         typer.Option(help="ACS only: a state's postal code (repeat for several; default WY)."),
     ] = None,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json", help="Print what was fetched and where, or why not, as JSON (only that)."
+        ),
+    ] = False,
 ) -> None:
-    """Download a dataset from its canonical URL and verify its sha256."""
-    from fairacq.data import fetch_dataset
+    """Download a dataset from its canonical URL and verify its sha256.
 
-    with user_errors(), console.status(f"Fetching {name} ..."):
-        extra = {"states": tuple(state)} if state else {}
-        path = fetch_dataset(name, data_dir=data_dir, force=force, **extra)
-    console.print(f"{name}: ready in {path}")
+    A dataset fairacq may not download (Give Me Some Credit, Taiwan credit, the authors'
+    files) exits with code 2 and one line: what to download, from where, where to save it.
+    """
+    from fairacq.data.loaders import fetch_dataset, plan_fetch
+    from fairacq.exceptions import FairacqError
+
+    extra = {"states": tuple(state)} if state else {}
+    with user_errors():
+        plan = plan_fetch(name, data_dir=data_dir, force=force, **extra)
+    record = _fetch_record(plan, data_dir)
+    try:
+        with err_console.status(f"Fetching {name} ..."):
+            fetch_dataset(name, data_dir=data_dir, force=force, **extra)
+    except FairacqError as exc:
+        message = " ".join(str(exc).split())
+        if as_json:
+            typer.echo(json.dumps({**record, "ok": False, "error": message}, indent=2))
+        raise fail(message) from None
+    if as_json:
+        typer.echo(json.dumps({**record, "ok": True}, indent=2))
+    else:
+        console.print(_fetch_line(record), markup=False, soft_wrap=True)
+
+
+def _fetch_record(plan: Any, data_dir: Path | None) -> dict[str, Any]:
+    """Return the JSON of ``fetch``: the dataset, its folder, the files downloaded or kept.
+
+    File names are relative to ``data_dir`` (for a bundled dataset, nothing is fetched).
+    """
+    from fairacq.data.loaders import data_dir as default_data_dir
+
+    root = Path(data_dir).expanduser() if data_dir is not None else default_data_dir()
+    record: dict[str, Any] = {
+        "dataset": plan.name,
+        "data_dir": None if plan.bundled else str(root),
+        "folder": str(plan.folder),
+        "bundled": plan.bundled,
+        "downloaded": [s.target for s in plan.downloads],
+        "already_present": list(plan.present),
+        "manual": None,
+    }
+    if plan.manual is not None:
+        m = plan.manual
+        record["manual"] = {
+            "download": m.get.strip(", "),
+            "from": m.url,
+            "then": m.then or None,
+            "save_as": str(root / m.target),
+        }
+    return record
+
+
+def _fetch_line(record: dict[str, Any]) -> str:
+    name, folder = record["dataset"], record["folder"]
+    if record["bundled"]:
+        return f"{name}: bundled with fairacq, nothing to fetch ({folder})"
+    if record["downloaded"]:
+        return f"{name}: downloaded {len(record['downloaded'])} file(s) into {folder}"
+    return f"{name}: already present in {folder}"

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 
 from fairacq.cli._audit import print_audit
-from fairacq.cli._errors import user_errors
+from fairacq.cli._errors import err_console, user_errors
 from fairacq.cli._reproduce import run_named
+from fairacq.cli._shutdown import stop_on_signals
 
 __all__ = ["demo_cmd"]
 
@@ -20,21 +22,45 @@ console = Console(highlight=False)
 def demo_cmd(
     out: Annotated[Path, typer.Option(help="Output directory.")] = Path("fairacq-demo"),
     seed: Annotated[int, typer.Option(help="Root seed.")] = 0,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json", help="Print the audit and the comparison as JSON (only that on stdout)."
+        ),
+    ] = False,
 ) -> None:
     """Audit logistic regression on Adult by sex, then run DataSift-Inf against Random."""
     from fairacq._io import check_output_dir
     from fairacq.data import load_dataset
     from fairacq.models import audit
 
-    with user_errors():
+    with stop_on_signals(), user_errors():
         check_output_dir(out, option="--out")
-        with console.status("Auditing logistic regression on Adult ..."):
+        with err_console.status("Auditing logistic regression on Adult ..."):
             report = audit(load_dataset("adult", sensitive="sex"), "lr", random_state=seed)
-        print_audit(report)
+        if not as_json:
+            print_audit(report)
         result = run_named("demo-datasift", preset="quick", out=out, overrides={"seed": seed})
+    if as_json:
+        typer.echo(json.dumps(_payload(report, result, out), indent=2, default=str))
+        return
     for row in result.rows:
         console.print(
             f"{row['method']:>12} {row['stage']:>7} {row['metric']}: {row['value']:.4f} "
             f"(± {row['std']:.4f} over {result.config['n_trials']} trials)"
         )
     console.print(f"Plot: {out / 'datasift-vs-random.png'}  Summary: {out / 'summary.md'}")
+
+
+def _payload(report: Any, result: Any, out: Path) -> dict[str, Any]:
+    """Return the demo's summary: the audit, the comparison's rows and the files written."""
+    return {
+        "audit": report.to_dict(),
+        "experiment": result.experiment,
+        "preset": result.preset,
+        "n_trials": result.config.get("n_trials"),
+        "rows": result.rows,
+        "out": str(out),
+        "figure": str(out / "datasift-vs-random.png"),
+        "summary": str(out / "summary.md"),
+    }

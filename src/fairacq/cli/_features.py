@@ -161,8 +161,7 @@ def train_cmd(
         check_output_dir(out, option="--out")
         with _recorded_warnings() as caught:
             source, extra = _training_data(data, dataset, sensitive, columns, include_sensitive)
-            with console.status(f"Training DADI ({preset}, gamma {gamma}, {reward}) ..."):
-                run = _train(source, extra, seed, max_rows, metric, resolve_metric, params)
+            run = _train(source, extra, seed, max_rows, metric, resolve_metric, params)
             run.model.save(out)
     lines = _warning_lines(caught)
     settings = {
@@ -192,17 +191,25 @@ def _train(
     resolve: Any,
     params: dict[str, Any],
 ) -> Any:
-    """Run :func:`fairacq.features.train_dadi` with the command's settings."""
+    """Run :func:`fairacq.features.train_dadi` with a bar of its iterations on stderr.
+
+    The bar counts pre-training (classifier, then adversary) and joint training together,
+    as the trace's ``cost`` does: ``2 * n_pretrain_iter + n_train_iter`` iterations.
+    """
+    from fairacq.cli._progress import progress, run_callback
     from fairacq.features import train_dadi
 
-    return train_dadi(
-        source,
-        random_state=seed,
-        max_rows=max_rows,
-        metrics=[resolve(m) for m in metric or []],
-        **extra,
-        **params,
-    )
+    total = 2 * params["n_pretrain_iter"] + params["n_train_iter"]
+    with progress("DADI", total, "iterations") as bar:
+        return train_dadi(
+            source,
+            random_state=seed,
+            max_rows=max_rows,
+            metrics=[resolve(m) for m in metric or []],
+            callbacks=[run_callback(bar, column="cost")],
+            **extra,
+            **params,
+        )
 
 
 def _train_columns(

@@ -176,7 +176,7 @@ def fit_cmd(
     with user_errors():
         check_output_file(out, option="--out")
         check_output_file(summary_path, option="--summary")
-        with _caught() as caught:
+        with _caught() as caught, err_console.status(f"Fitting the {proxy} proxy ..."):
             if data is not None:
                 columns = table_columns(label, sensitive, categorical=categorical, drop=drop,
                                         positive=positive, impute=impute)  # fmt: skip

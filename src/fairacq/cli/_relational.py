@@ -211,23 +211,26 @@ def learn_cmd(
     """
     specs, alpha = _learn_options(dataset, episodes, refine_seconds, fair, prior)
     from fairacq._io import check_output_dir
+    from fairacq.cli._progress import progress, run_callback
     from fairacq.relational import a3sl_options, learn_rules, load_named_relational, write_a3sl
 
     with user_errors(), _quiet_warnings():
         check_output_dir(out, option="--out")
         train = load_named_relational(dataset, fold, "train")
         test = load_named_relational(dataset, fold, "test")
-        result = learn_rules(
-            train,
-            test,
-            fairness=specs,
-            alpha_odds=alpha,
-            n_episodes=episodes,
-            preset=preset,
-            refine_seconds=refine_seconds,
-            random_state=seed,
-            options=a3sl_options(dataset, bool(specs)),
-        )
+        with progress("Fair-A3SL", episodes, "episodes") as bar:
+            result = learn_rules(
+                train,
+                test,
+                fairness=specs,
+                alpha_odds=alpha,
+                n_episodes=episodes,
+                preset=preset,
+                refine_seconds=refine_seconds,
+                random_state=seed,
+                options=a3sl_options(dataset, bool(specs)),
+                callbacks=[run_callback(bar, column="cost")],
+            )
         payload = {"dataset": dataset, "fold": fold, **result.summary()}
         write_a3sl(result.learner, out, payload)
     _print_warnings(payload["warnings"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -26,6 +27,7 @@ from fairacq.cli._data_options import (
     table_columns,
 )
 from fairacq.cli._errors import err_console, fail, user_errors
+from fairacq.cli._shutdown import stop_on_signals
 
 if TYPE_CHECKING:
     from fairacq.data import FairDataset
@@ -91,17 +93,41 @@ def _warning_lines(caught: list[warnings.WarningMessage]) -> list[str]:
     return list(seen)
 
 
+class _CountedTrials:
+    """Runs a sampler's trials (here, or on a process pool) and counts each one that ends."""
+
+    def __init__(self, pool: Any, done: Callable[[], object]) -> None:
+        self.pool = pool
+        self.done = done
+
+    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
+        """Apply ``fn`` to every item in order; count each finished trial."""
+        if self.pool is not None:
+            return list(self.pool.map(fn, items, on_done=self.done))
+        out = []
+        for item in items:
+            out.append(fn(item))
+            self.done()
+        return out
+
+
 def _allocate(table: FairDataset, method: str, *, workers: int | None, **options: Any) -> Any:
-    """Run :func:`fairacq.sampling.allocate_budget` with a spinner on stderr."""
+    """Run :func:`fairacq.sampling.allocate_budget` with a bar of the trials on stderr.
+
+    The bar counts the trials of the method and then of the baseline (``2 * trials`` when
+    there is one); the trials run in worker processes unless ``workers`` is 1.
+    """
+    from fairacq.cli._progress import progress
     from fairacq.sampling import allocate_budget
 
-    executor = None  # one worker: trials run here, without loading the experiments package
+    pool = None  # one worker: trials run here, without loading the experiments package
     if workers != 1:
         from fairacq.experiments import make_executor
 
-        executor = make_executor("local", n_workers=workers)
-    with err_console.status(f"Sampling with {method}, {options['n_trials']} trial(s) ..."):
-        return allocate_budget(table, method, executor=executor, **options)
+        pool = make_executor("local", n_workers=workers)
+    runs = 1 if options["baseline"] in (None, method) else 2
+    with progress(f"sample ({method})", runs * options["n_trials"], "trials") as bar:
+        return allocate_budget(table, method, executor=_CountedTrials(pool, bar), **options)
 
 
 def _note(table: FairDataset, samples: int, budget: str) -> str:
@@ -173,7 +199,7 @@ def sample_cmd(
 
     if sensitive and groups:
         raise fail("--groups is the old name of --sensitive; give only --sensitive.")
-    with user_errors(), warnings.catch_warnings(record=True) as caught:
+    with stop_on_signals(), user_errors(), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_output_dir(out, option="--out")
         if groups:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from fairacq._callbacks import Callback
 from fairacq._warnings import warn_caller
 from fairacq.data.relational._relational_data import RelationalData
 from fairacq.relational._evaluation import evaluate_atoms
@@ -80,6 +81,7 @@ def learn_rules(
     refine_seconds: float | None = None,
     random_state: Any = 0,
     options: Mapping[str, Any] | None = None,
+    callbacks: Sequence[Callback] = (),
 ) -> LearnResult:
     """Learn rules with Fair-A3SL on ``train``, infer and evaluate ``test``, collect warnings.
 
@@ -103,6 +105,9 @@ def learn_rules(
         Seeds the agent and weight learning.
     options : mapping or None, default=None
         Further :class:`FairA3SL` parameters (``exclude``, ``domains``, ``agent_options``...).
+    callbacks : sequence of callables, default=()
+        Passed to :meth:`FairA3SL.fit`: called after every actor-critic update with the
+        run's recorder (progress, checkpoints); its ``cost`` counts the episodes.
 
     Returns
     -------
@@ -130,7 +135,7 @@ def learn_rules(
         refine_seconds=refine_seconds,
         random_state=random_state,
         **dict(options or {}),
-    ).fit(train)
+    ).fit(train, callbacks=callbacks)
     predictions = learner.predict(test, fair=bool(specs))
     metrics = evaluate_atoms(test, predictions)
     found = [

@@ -9,9 +9,11 @@ provenance in ``metadata``.
 Adult, COMPAS, German credit and Bank Marketing are bundled. Give Me Some Credit, the Taiwan
 credit data, MovieLens 100K and the ACS tasks (through ``folktables``) are read from the local
 data directory, :func:`data_dir` (``$FAIRACQ_DATA``); :func:`fetch_dataset` downloads the
-fetchable ones with sha256 verification. Entry points: :func:`list_datasets`,
-:func:`dataset_info`, :func:`load_dataset`, the ``load_*`` functions and
-:func:`one_hot_encode`. See ``docs/datasets.md``.
+fetchable ones with sha256 verification, and for the others (and the paper authors' files
+in :data:`AUTHOR_FILES`) says what to download by hand (:data:`MANUAL_DOWNLOADS`).
+Entry points: :func:`list_datasets`, :func:`dataset_info`, :func:`describe_datasets`,
+:func:`load_dataset`, the ``load_*`` functions and :func:`one_hot_encode`. See
+``docs/datasets.md``.
 """
 
 from __future__ import annotations
@@ -23,9 +25,23 @@ from fairacq.data.loaders._build import build_dataset, check_option, resolve_sen
 from fairacq.data.loaders._catalogue import CATALOGUE, DatasetInfo
 from fairacq.data.loaders._compas import load_compas
 from fairacq.data.loaders._credit import load_give_me_some_credit
+from fairacq.data.loaders._describe import dataset_needs, describe_dataset, describe_datasets
 from fairacq.data.loaders._encode import one_hot_encode
-from fairacq.data.loaders._fetch import ACS_REMOTE_FILES, REMOTE_FILES, RemoteFile, fetch_dataset
+from fairacq.data.loaders._fetch import (
+    ACS_REMOTE_FILES,
+    REMOTE_FILES,
+    FetchPlan,
+    RemoteFile,
+    fetch_dataset,
+    plan_fetch,
+)
 from fairacq.data.loaders._german import load_german
+from fairacq.data.loaders._manual import (
+    AUTHOR_FILES,
+    MANUAL_DOWNLOADS,
+    AuthorFiles,
+    ManualDownload,
+)
 from fairacq.data.loaders._movielens import (
     MovieLens100k,
     load_movielens_100k,
@@ -49,11 +65,16 @@ from fairacq.data.loaders._taiwan import load_taiwan_credit
 __all__ = [
     "ACS_REMOTE_FILES",
     "ACS_TASKS",
+    "AUTHOR_FILES",
     "CATALOGUE",
+    "MANUAL_DOWNLOADS",
     "REMOTE_FILES",
     "STATE_CODES",
+    "AuthorFiles",
     "DatasetInfo",
     "DatasetNotFoundError",
+    "FetchPlan",
+    "ManualDownload",
     "MovieLens100k",
     "RemoteFile",
     "acs_relpath",
@@ -63,6 +84,9 @@ __all__ = [
     "check_option",
     "data_dir",
     "dataset_info",
+    "dataset_needs",
+    "describe_dataset",
+    "describe_datasets",
     "fetch_dataset",
     "find_local_file",
     "is_available_offline",
@@ -78,5 +102,6 @@ __all__ = [
     "load_movielens_ratings",
     "load_taiwan_credit",
     "one_hot_encode",
+    "plan_fetch",
     "resolve_sensitive",
 ]

@@ -28,15 +28,19 @@ from fairacq._io import atomic_path
 from fairacq._validation import did_you_mean
 from fairacq.data.loaders._acs import ACS_TASKS, STATE_CODES, acs_relpath
 from fairacq.data.loaders._catalogue import CATALOGUE
-from fairacq.data.loaders._credit import KAGGLE_FIX
-from fairacq.data.loaders._credit import RELPATH as CREDIT_RELPATH
+from fairacq.data.loaders._manual import AUTHOR_FILES, MANUAL_DOWNLOADS, ManualDownload
 from fairacq.data.loaders._paths import DatasetNotFoundError, bundled_file
 from fairacq.data.loaders._paths import data_dir as default_data_dir
-from fairacq.data.loaders._taiwan import RELPATH as TAIWAN_RELPATH
-from fairacq.data.loaders._taiwan import TAIWAN_FIX
 from fairacq.exceptions import CorruptFileError, InvalidParameterError
 
-__all__ = ["ACS_REMOTE_FILES", "REMOTE_FILES", "RemoteFile", "fetch_dataset"]
+__all__ = [
+    "ACS_REMOTE_FILES",
+    "REMOTE_FILES",
+    "FetchPlan",
+    "RemoteFile",
+    "fetch_dataset",
+    "plan_fetch",
+]
 
 _CHUNK = 1 << 20
 
@@ -116,11 +120,98 @@ ACS_REMOTE_FILES: dict[str, RemoteFile] = {
     for state, sha in _ACS_SHA.items()
 }
 
-# Datasets whose licence or format rules out a download: file -> how to get it.
-_MANUAL = {
-    "give-me-some-credit": (CREDIT_RELPATH, KAGGLE_FIX),
-    "taiwan-credit": (TAIWAN_RELPATH, TAIWAN_FIX),
-}
+
+@dataclass(frozen=True)
+class FetchPlan:
+    """What :func:`fetch_dataset` does for one dataset (:func:`plan_fetch` returns it).
+
+    Attributes
+    ----------
+    name : str
+        The dataset (or the authors' files, such as ``"psl-compas"``).
+    folder : pathlib.Path
+        Where its files are (the bundled folder for a bundled dataset).
+    downloads : tuple of RemoteFile
+        The files to download (empty when all are present, or for a bundled dataset).
+    present : tuple of str
+        The files already in the data directory (kept unless ``force``).
+    bundled : bool
+        Whether the dataset ships inside the package (nothing to fetch).
+    manual : ManualDownload or None
+        For a dataset fairacq cannot download: how to obtain it.
+    missing : bool
+        Whether that manual download is still missing (then fetching fails).
+    """
+
+    name: str
+    folder: Path
+    downloads: tuple[RemoteFile, ...] = ()
+    present: tuple[str, ...] = ()
+    bundled: bool = False
+    manual: ManualDownload | None = None
+    missing: bool = False
+
+
+def _known() -> list[str]:
+    return [*CATALOGUE, *AUTHOR_FILES]
+
+
+def _acs_specs(states: Sequence[str]) -> list[RemoteFile]:
+    if isinstance(states, str) or not states:
+        raise InvalidParameterError(
+            "The 'states' parameter of fetch_dataset must be a non-empty sequence of "
+            f"state codes. Got {states!r} instead. Pass e.g. states=('WY',)."
+        )
+    specs = []
+    for state in (str(s).upper() for s in states):
+        if state not in ACS_REMOTE_FILES:
+            raise did_you_mean(
+                "ACS state with a pinned checksum",
+                state,
+                ACS_REMOTE_FILES,
+                "fairacq.data.loaders.ACS_REMOTE_FILES",
+            )
+        specs.append(ACS_REMOTE_FILES[state])
+    return specs
+
+
+def plan_fetch(
+    name: str,
+    *,
+    data_dir: str | os.PathLike[str] | None = None,
+    force: bool = False,
+    states: Sequence[str] = ("WY",),
+) -> FetchPlan:
+    """Return what :func:`fetch_dataset` would do, without downloading anything.
+
+    Takes the arguments of :func:`fetch_dataset` and raises its argument errors.
+
+    Returns
+    -------
+    FetchPlan
+    """
+    if name not in CATALOGUE and name not in AUTHOR_FILES:
+        raise did_you_mean("dataset", name, _known(), "fairacq.data.list_datasets()")
+    if name in CATALOGUE and CATALOGUE[name].bundled:
+        folder = Path(str(bundled_file(CATALOGUE[name].files[0]))).parent
+        return FetchPlan(name, folder, bundled=True)
+    root = Path(data_dir).expanduser() if data_dir is not None else default_data_dir()
+    manual = AUTHOR_FILES[name].download if name in AUTHOR_FILES else MANUAL_DOWNLOADS.get(name)
+    if manual is not None:
+        target = root / manual.target
+        folder = target.parent if target.suffix else target
+        present = manual.is_present(root)
+        return FetchPlan(
+            name, folder, present=(manual.target,) if present else (), manual=manual,
+            missing=not present,
+        )  # fmt: skip
+    if name in {registry for registry, _ in ACS_TASKS.values()}:
+        specs, folder = _acs_specs(states), root / "acs" / "2018" / "1-Year"
+    else:
+        specs, folder = list(REMOTE_FILES[name]), root / name
+    todo = tuple(s for s in specs if force or not _exists(root, s.target))
+    kept = tuple(s.target for s in specs if s not in todo)
+    return FetchPlan(name, folder, downloads=todo, present=kept)
 
 
 def _exists(root: Path, target: str) -> bool:
@@ -229,8 +320,10 @@ def fetch_dataset(
     written atomically, gzipped where the data-directory layout says ``.gz``. Files already
     present are kept unless ``force``. The bundled datasets (Adult, COMPAS, German, Bank
     Marketing) need no download: their bundled folder is returned. Give Me Some Credit
-    (Kaggle rules) and the Taiwan credit data (published only as an Excel workbook) cannot be
-    fetched: the error explains how to obtain them and where to put them.
+    (Kaggle rules), the Taiwan credit data (published only as an Excel workbook) and the
+    Fair-A3SL authors' files (``"psl-compas"``, ``"psl-paper-review"``) cannot be fetched:
+    once they are in the data directory their folder is returned, else the error says in
+    one line what to download, from where, and where to save it.
 
     Parameters
     ----------
@@ -258,44 +351,13 @@ def fetch_dataset(
     DatasetNotFoundError
         If the download fails, or the dataset cannot be fetched and is not present.
     """
-    if name not in CATALOGUE:
-        raise did_you_mean("dataset", name, CATALOGUE, "fairacq.data.list_datasets()")
-    info = CATALOGUE[name]
-    if info.bundled:
-        return Path(str(bundled_file(info.files[0]))).parent
+    plan = plan_fetch(name, data_dir=data_dir, force=force, states=states)
     root = Path(data_dir).expanduser() if data_dir is not None else default_data_dir()
-    if name in _MANUAL:
-        relpath, fix = _MANUAL[name]
-        if not _exists(root, relpath):
-            raise DatasetNotFoundError(
-                f"Dataset '{name}' cannot be downloaded automatically and '{relpath}' is not "
-                f"in the data directory {root}. {fix}."
-            )
-        return (root / relpath).parent
-    if name in {registry for registry, _ in ACS_TASKS.values()}:
-        if isinstance(states, str) or not states:
-            raise InvalidParameterError(
-                "The 'states' parameter of fetch_dataset must be a non-empty sequence of "
-                f"state codes. Got {states!r} instead. Pass e.g. states=('WY',)."
-            )
-        specs = []
-        for state in (str(s).upper() for s in states):
-            if state not in ACS_REMOTE_FILES:
-                raise did_you_mean(
-                    "ACS state with a pinned checksum",
-                    state,
-                    ACS_REMOTE_FILES,
-                    "fairacq.data.loaders.ACS_REMOTE_FILES",
-                )
-            specs.append(ACS_REMOTE_FILES[state])
-        folder = root / "acs" / "2018" / "1-Year"
-    else:
-        specs = list(REMOTE_FILES[name])
-        folder = root / name
-    todo = [s for s in specs if force or not _exists(root, s.target)]
+    if plan.manual is not None and plan.missing:
+        raise DatasetNotFoundError(plan.manual.instruction(root) + ".")
     by_url: dict[str, list[RemoteFile]] = {}
-    for spec in todo:
+    for spec in plan.downloads:
         by_url.setdefault(spec.url, []).append(spec)
     for url, group in by_url.items():
         _fetch_group(url, group, root)
-    return folder
+    return plan.folder

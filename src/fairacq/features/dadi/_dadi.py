@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -1105,6 +1105,11 @@ class _FitData:
     col_action: torch.Tensor
 
 
+def _shifted(report: Callable[[float], None], done: int) -> Callable[[int], None]:
+    """Report ``done`` plus a pre-training pair's own iteration count."""
+    return lambda iteration: report(done + iteration)
+
+
 class _DADILoop(RunLoop):
     """One :meth:`DADI.fit` as a :class:`~fairacq._loop.RunLoop`.
 
@@ -1220,12 +1225,14 @@ class _DADILoop(RunLoop):
         """Pre-train the classifier, then the adversary; return their evaluation rows."""
         m = self.model
         history: list[dict[str, Any]] = []
-        for (net, logits, loss, target, target_val, name), seed in zip(
+        report = self.start_progress
+        for (net, logits, loss, target, target_val, name), seed, done in zip(
             (
                 (agent, agent.logit, agent.loss, data.y_t, data.y_va, "classifier"),
                 (adversary, adversary.forward, adversary.loss, data.s_t, data.s_va, "adversary"),
             ),
             seeds,
+            (0, m.n_pretrain_iter),  # iterations before this pair's (progress only)
             strict=True,
         ):
             result = pretrain(
@@ -1242,6 +1249,7 @@ class _DADILoop(RunLoop):
                 learning_rate=float(m.learning_rate),
                 generator=torch.Generator().manual_seed(_int_seed(seed)),
                 name=name,
+                on_iteration=None if report is None else _shifted(report, done),
             )
             history += result.history
         return history

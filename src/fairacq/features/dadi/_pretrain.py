@@ -102,6 +102,7 @@ def pretrain(
     generator: torch.Generator,
     eval_every: int = 200,
     name: str = "classifier",
+    on_iteration: Callable[[int], object] | None = None,
 ) -> PretrainResult:
     """Pre-train one encoder + classifier pair and load its best-validation-AUC parameters.
 
@@ -129,6 +130,9 @@ def pretrain(
         Iterations between validation AUCs.
     name : str, default="classifier"
         Recorded in the history rows.
+    on_iteration : callable or None, default=None
+        Called with the iteration number after each iteration (progress reports only; it
+        draws nothing from ``generator``).
 
     Returns
     -------
@@ -169,6 +173,8 @@ def pretrain(
             if auc > best_auc:
                 best_auc, best_iter = auc, it
                 best_state = {k: v.detach().clone() for k, v in net.state_dict().items()}
+        if on_iteration is not None:
+            on_iteration(it)
     net.load_state_dict(best_state)
     net.eval()
     return PretrainResult(best_auc=float(best_auc), best_iteration=best_iter, history=history)
