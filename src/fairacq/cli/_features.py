@@ -52,7 +52,14 @@ console = Console(highlight=False)
 
 #: Iterations and sizes of the presets; ``full`` is Appendix B of paper 002.
 _PRESETS: dict[str, dict[str, int]] = {
-    "quick": {"n_pretrain_iter": 150, "n_train_iter": 150, "batch_size": 32, "n_parallel": 16},
+    # quick: exploration decays over 100 of the 150 joint iterations, so the policy is used
+    "quick": {
+        "n_pretrain_iter": 150,
+        "n_train_iter": 150,
+        "epsilon_decay_iter": 100,
+        "batch_size": 32,
+        "n_parallel": 16,
+    },
     "full": {
         "n_pretrain_iter": 10_000,
         "n_train_iter": 10_000,
