@@ -167,10 +167,7 @@ def write_run(
     others = {
         name: [t] if isinstance(t, Trace) else list(t) for name, t in (compare or {}).items()
     }
-    for name, trials in others.items():
-        for i, trace in enumerate(trials):
-            suffix = f"-trial{i}" if len(trials) > 1 else ""
-            files += _save(trace, root / "baselines" / f"{name}{suffix}")
+    files += _save_compared(others, root / "baselines")
     named = dict(labels or {})
     named.setdefault(metric, ylabel or metric.replace("_", " "))
     files.append(
@@ -201,6 +198,15 @@ def write_run(
         },
     )
     return RunReport(rows=rows, files=[*files, md, js])
+
+
+def _save_compared(others: dict[str, list[Trace]], folder: Path) -> list[Path]:
+    files: list[Path] = []
+    for name, trials in others.items():
+        for i, trace in enumerate(trials):
+            suffix = f"-trial{i}" if len(trials) > 1 else ""
+            files += _save(trace, folder / f"{name}{suffix}")
+    return files
 
 
 def _save(trace: Trace, stem: Path) -> list[Path]:
