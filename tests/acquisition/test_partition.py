@@ -139,7 +139,7 @@ def test_normalised_distances():
         ({"method": "column"}, InvalidParameterError, "needs column"),
         ({"n_partitions": 11}, InvalidDataError, "fewer than n_partitions"),
         ({"k_range": (5, 2)}, InvalidParameterError, "k_range"),
-        ({"k_range": (20, 30)}, InvalidDataError, "smallest k=20"),
+        ({"k_range": (20, 30)}, InvalidDataError, "into the 20 or more partitions"),
         ({"reduce_dim": 4}, InvalidParameterError, "reduce_dim=4 exceeds"),
         ({"bic_sample": 0}, InvalidParameterError, "bic_sample"),
         ({"max_partitions": 2}, InvalidParameterError, "only apply to method='column'"),

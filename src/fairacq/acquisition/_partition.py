@@ -537,7 +537,7 @@ def _fit_gmm(
             if not ks:
                 raise InvalidDataError(
                     f"{where}: the pool has {sample.shape[0]} row(s), too few to split into "
-                    f"the at least {k_range[0]} partitions DataSift needs. Pass a larger pool, "
+                    f"the {k_range[0]} or more partitions DataSift needs. Pass a larger pool, "
                     "or use a method without partitions (random, entropy, inf)."
                 )
             fits = {}
