@@ -113,7 +113,7 @@ def audit(
     Examples
     --------
     >>> from fairacq.data import load_toy
-    >>> report = audit(load_toy(), "lr", metrics=["accuracy"])
+    >>> report = audit(load_toy(400), "lr", metrics=["accuracy"])
     >>> list(report.groups["group"])
     ['g0', 'g1']
     """
