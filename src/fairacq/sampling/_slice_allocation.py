@@ -145,7 +145,7 @@ def limit_imbalance(
     Examples
     --------
     >>> x, limited = limit_imbalance(np.array([10.0, 10.0]), np.array([20.0, 0.0]), 1.0)
-    >>> x.tolist(), limited
+    >>> x.round(6).tolist(), limited
     ([10.0, 0.0], True)
     """
     n, x = np.asarray(n, dtype=np.float64), np.asarray(x, dtype=np.float64)
