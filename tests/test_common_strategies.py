@@ -44,12 +44,15 @@ from fairacq.filtering import (
 from fairacq.models import predict_scores
 from fairacq.relational import FairA3SL, RelationalData
 from fairacq.sampling import (
+    AbernethyGreedySampler,
     AoptPlusSampler,
     AoptSampler,
     EpsilonGreedySampler,
     GeneratorOracle,
     GreedySampler,
     GroupSampler,
+    MinimaxFairSampler,
+    SliceTunerSampler,
     UncuratedSampler,
     UniformSampler,
 )
@@ -366,6 +369,11 @@ SPECS: dict[type[Strategy], Spec] = {
         # Uniform visits the groups in turn: only the rows drawn depend on the seed.
         _sampler(UniformSampler, seed_changes_decisions=False),
         _sampler(UncuratedSampler),
+        # Slice Tuner: an initial uniform phase, then plans from learning curves (kept in the
+        # checkpoint); MinimaxFair: the regulator's weights; Abernethy: population draws.
+        _sampler(SliceTunerSampler),
+        _sampler(MinimaxFairSampler),
+        _sampler(AbernethyGreedySampler),
         DADI_SPEC,
         FILTER_SPEC,
         # Logistic regression by lbfgs: no random_state, deterministic.

@@ -10,7 +10,11 @@ Entry points: the oracles :class:`DatasetOracle`, :class:`GeneratorOracle`,
 :class:`CallbackOracle`; the samplers :class:`AoptSampler` (Algorithms 1-2, eq. 4/6),
 :class:`AoptPlusSampler` (Mann-Kendall trend term), and the baselines
 :class:`EpsilonGreedySampler`, :class:`GreedySampler`, :class:`UniformSampler`,
-:class:`UncuratedSampler`; the round learners :class:`ExactLogistic`,
+:class:`UncuratedSampler`; peers from other papers (``docs/paper-notes/peers-groups.md``):
+:class:`SliceTunerSampler` (Tae & Whang 2021: learning curves and a convex split),
+:class:`MinimaxFairSampler` (Diana et al. 2021: the regulator's weights as sampling shares) and
+:class:`AbernethyGreedySampler` (Abernethy et al. 2022: population exploration, averaged SGD
+with :class:`AveragedSGDLogistic`); the round learners :class:`ExactLogistic`,
 :class:`IncrementalMLP`, :class:`IncrementalCNN`; the score functions :func:`vc_deviation`,
 :func:`rademacher_deviation`, :func:`theory_ucb`, :func:`practical_ucb`,
 :func:`mann_kendall_score`; :func:`run_sampler_trials` runs a sampler in independent trials on
@@ -24,6 +28,7 @@ leaves open: ``docs/paper-notes/aopt.md``.
 
 from __future__ import annotations
 
+from fairacq.sampling._abernethy import AbernethyGreedySampler
 from fairacq.sampling._allocate import MIN_GROUP_ROWS, allocate_budget
 from fairacq.sampling._allocation import AllocationResult
 from fairacq.sampling._allocation_files import write_allocation
@@ -36,20 +41,31 @@ from fairacq.sampling._baselines import (
     UniformSampler,
 )
 from fairacq.sampling._budget import resolve_budget
+from fairacq.sampling._learning_curve import fit_power_law
+from fairacq.sampling._minimax_fair import (
+    MinimaxFairSampler,
+    exponentiated_update,
+    regulator_step_size,
+)
 from fairacq.sampling._oracles import CallbackOracle, DatasetOracle, GeneratorOracle, GroupOracle
 from fairacq.sampling._registry import available_samplers, make_sampler
+from fairacq.sampling._slice_allocation import allocate_slices, slice_objective
+from fairacq.sampling._slice_tuner import SliceTunerSampler
 from fairacq.sampling._trend import mann_kendall_score
 from fairacq.sampling._trials import run_sampler_trials
 from fairacq.sampling._ucb import practical_ucb, rademacher_deviation, theory_ucb, vc_deviation
+from fairacq.sampling.learners._averaged_sgd import AveragedSGDLogistic
 from fairacq.sampling.learners._cnn import IncrementalCNN
 from fairacq.sampling.learners._learners import ExactLogistic, IncrementalMLP
 from fairacq.sampling.learners._refit import RefitLearner
 
 __all__ = [
     "MIN_GROUP_ROWS",
+    "AbernethyGreedySampler",
     "AllocationResult",
     "AoptPlusSampler",
     "AoptSampler",
+    "AveragedSGDLogistic",
     "CallbackOracle",
     "DatasetOracle",
     "EpsilonGreedySampler",
@@ -60,18 +76,25 @@ __all__ = [
     "GroupSampler",
     "IncrementalCNN",
     "IncrementalMLP",
+    "MinimaxFairSampler",
     "RefitLearner",
     "SamplerState",
+    "SliceTunerSampler",
     "UncuratedSampler",
     "UniformSampler",
     "allocate_budget",
+    "allocate_slices",
     "available_samplers",
+    "exponentiated_update",
+    "fit_power_law",
     "make_sampler",
     "mann_kendall_score",
     "practical_ucb",
     "rademacher_deviation",
+    "regulator_step_size",
     "resolve_budget",
     "run_sampler_trials",
+    "slice_objective",
     "theory_ucb",
     "vc_deviation",
     "write_allocation",

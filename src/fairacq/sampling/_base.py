@@ -19,6 +19,7 @@ from fairacq.exceptions import BudgetError, InvalidDataError, InvalidParameterEr
 from fairacq.sampling._oracles import GroupOracle
 from fairacq.sampling._sampling_loop import SamplingLoop
 from fairacq.sampling._state import SamplerState
+from fairacq.sampling.learners._learners import RoundLearner, make_round_learner
 
 __all__ = ["GroupSampler", "SamplerState"]
 
@@ -105,6 +106,10 @@ class GroupSampler(Strategy):
 
             make_learner("lr" if self.learner is None else self.learner)  # fails before a draw
         return mode
+
+    def _make_round_learner(self, mode: str, seed: int) -> RoundLearner:
+        """Return a fresh round learner of ``mode`` (overridden by samplers with their own)."""
+        return make_round_learner(mode, seed, self.learner)
 
     def _round_mode(self) -> str:
         """Return the learner mode of a run: ``learner`` turns the default "exact" into refit."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fairacq._validation import did_you_mean
+from fairacq.sampling._abernethy import AbernethyGreedySampler
 from fairacq.sampling._aopt import AoptPlusSampler, AoptSampler
 from fairacq.sampling._base import GroupSampler
 from fairacq.sampling._baselines import (
@@ -13,14 +14,19 @@ from fairacq.sampling._baselines import (
     UncuratedSampler,
     UniformSampler,
 )
+from fairacq.sampling._minimax_fair import MinimaxFairSampler
+from fairacq.sampling._slice_tuner import SliceTunerSampler
 
 __all__ = ["available_samplers", "make_sampler"]
 
 _SAMPLERS: dict[str, type[GroupSampler]] = {
+    "abernethy-greedy": AbernethyGreedySampler,
     "aopt": AoptSampler,
     "aopt-plus": AoptPlusSampler,
     "epsilon-greedy": EpsilonGreedySampler,
     "greedy": GreedySampler,
+    "minimax-fair": MinimaxFairSampler,
+    "slice-tuner": SliceTunerSampler,
     "uniform": UniformSampler,
     "uncurated": UncuratedSampler,
 }
@@ -32,7 +38,8 @@ def available_samplers() -> list[str]:
     Examples
     --------
     >>> available_samplers()
-    ['aopt', 'aopt-plus', 'epsilon-greedy', 'greedy', 'uncurated', 'uniform']
+    ['abernethy-greedy', 'aopt', 'aopt-plus', 'epsilon-greedy', 'greedy', 'minimax-fair', \
+'slice-tuner', 'uncurated', 'uniform']
     """
     return sorted(_SAMPLERS)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,7 +16,7 @@ from fairacq.exceptions import BudgetError
 from fairacq.sampling._eval_sets import Arrays, check_width, empty, eval_sets
 from fairacq.sampling._oracles import GroupOracle
 from fairacq.sampling._state import SamplerState
-from fairacq.sampling.learners._learners import RoundLearner, make_round_learner
+from fairacq.sampling.learners._learners import RoundLearner
 
 __all__ = ["SamplingLoop", "measure_groups"]
 
@@ -54,6 +55,8 @@ class SamplingLoop(RunLoop):
         m = len(self.names)
         self.train_X: list[NDArray[np.float64]] = []
         self.train_y: list[NDArray[np.int64]] = []
+        self.train_z: list[NDArray[np.int64]] = []
+        self.memory: dict[str, Any] = {}  # the rule's JSON state (SamplerState.memory)
         self.counts = np.zeros(m, dtype=np.int64)
         self.history: list[list[float]] = [[] for _ in range(m)]
         self.val_loss = np.zeros(m)
@@ -70,8 +73,8 @@ class SamplingLoop(RunLoop):
         val_sets = eval_sets("validation", self.validation, self.oracle, self.names, init_rng)
         self.test_sets = eval_sets("test", self.test, self.oracle, self.names, init_rng)
         self.val_sets: list[Arrays] = val_sets or [empty(0) for _ in range(m)]
-        self.learner: RoundLearner = make_round_learner(
-            self.mode, child_int(root, KEY_INIT + 1), self.sampler.learner
+        self.learner: RoundLearner = self.sampler._make_round_learner(
+            self.mode, child_int(root, KEY_INIT + 1)
         )
         return None
 
@@ -84,6 +87,7 @@ class SamplingLoop(RunLoop):
             check_width(X.shape[1], self.val_sets, self.test_sets)
         self.train_X.append(X)
         self.train_y.append(y)
+        self.train_z.append(np.full(len(y), z, dtype=np.int64))
         self.n_features = X.shape[1]
         self.counts[z] += b0
         self.spent += b0
@@ -120,6 +124,7 @@ class SamplingLoop(RunLoop):
         self.t += 1
 
     def restore(self, state: Mapping[str, Any]) -> None:
+        self.memory.update(state.get("rule", {}))
         self.learner.load_state(dict(state.get("learner", {})))
         if getattr(self.learner, "refits_on_resume", False) and self.train_X:
             X, y = np.vstack(self.train_X), np.concatenate(self.train_y)
@@ -138,6 +143,10 @@ class SamplingLoop(RunLoop):
             self.oracle.proportions,
             self.n_features,
             self.sampler.b0,
+            memory=self.memory,
+            training=self._training,
+            validation=self.val_sets,
+            rounds_left=int((self.sampler.budget - self.spent) // self.per_round),
         )
         if t < self.n0:
             z, reason, scores = t % m, "initial", None
@@ -152,6 +161,12 @@ class SamplingLoop(RunLoop):
         row.update(self._evaluation_columns())
         self.t += 1
         return {"cost": self.spent, **row}
+
+    def _training(self) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:
+        """Return the training rows drawn so far with their group codes."""
+        if not self.train_X:
+            return (*empty(self.n_features), np.empty(0, dtype=np.int64))
+        return np.vstack(self.train_X), np.concatenate(self.train_y), np.concatenate(self.train_z)
 
     def _allocation_columns(self, scores: NDArray[np.float64] | None) -> dict[str, Any]:
         pi = self.counts / self.counts.sum()
@@ -177,7 +192,10 @@ class SamplingLoop(RunLoop):
         return row
 
     def resume_state(self) -> dict[str, Any]:
-        return {"learner": self.learner.state()}
+        state: dict[str, Any] = {"learner": self.learner.state()}
+        if self.memory:  # a snapshot: the rule goes on changing its memory
+            state["rule"] = json.loads(json.dumps(self.memory))
+        return state
 
 
 def measure_groups(

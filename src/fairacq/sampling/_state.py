@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -30,6 +32,17 @@ class SamplerState:
         Number of features.
     b0 : int
         Samples per draw.
+    memory : dict
+        The rule's own state between rounds, JSON types only (plain lists, floats, ints,
+        strings): kept in checkpoints and restored on resume. Rules whose choice depends only
+        on the fields above leave it empty.
+    training : callable or None
+        ``training()`` returns the training set drawn so far, ``(X, y, group codes)``, for
+        rules that fit models of their own (Slice Tuner's learning curves).
+    validation : list of (X, y) or None
+        Each group's validation set as the round starts.
+    rounds_left : int or None
+        Rounds the budget still pays for, this one included.
     """
 
     t: int
@@ -39,6 +52,12 @@ class SamplerState:
     proportions: NDArray[np.float64]
     n_features: int
     b0: int
+    memory: dict[str, Any] = dataclasses.field(default_factory=dict)
+    training: (
+        Callable[[], tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]] | None
+    ) = None
+    validation: list[tuple[NDArray[np.float64], NDArray[np.int64]]] | None = None
+    rounds_left: int | None = None
 
     @property
     def n_groups(self) -> int:

@@ -1,0 +1,187 @@
+"""Slice Tuner (Tae & Whang 2021): learning curves, the convex split, the T limit, the sampler."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from fairacq import Trace
+from fairacq._base import Strategy
+from fairacq.data import load_toy
+from fairacq.data.synthetic import SyntheticModel1
+from fairacq.sampling import (
+    GeneratorOracle,
+    GroupSampler,
+    SliceTunerSampler,
+    allocate_slices,
+    fit_power_law,
+    make_sampler,
+    run_sampler_trials,
+    slice_objective,
+)
+from fairacq.sampling._learning_curve import fit_slice_curve, subset_sizes
+from fairacq.sampling._slice_allocation import (
+    imbalance_ratio,
+    limit_imbalance,
+    round_allocation,
+)
+from tests.checks import Spec, check_strategy
+
+
+# -- learning curves ----------------------------------------------------------------------
+@pytest.mark.parametrize(("a", "b"), [(0.5, 2.0), (0.12, 0.7), (1.3, 5.0)])
+def test_power_law_fit_recovers_known_curves(a: float, b: float) -> None:
+    n = np.array([20.0, 50.0, 90.0, 150.0, 300.0, 600.0])
+    fitted = fit_power_law(n, b * n**-a)
+    assert fitted is not None
+    np.testing.assert_allclose(fitted, (a, b), rtol=1e-5)
+
+
+def test_power_law_fit_with_noise_stays_close() -> None:
+    rng = np.random.default_rng(0)
+    n = np.linspace(30, 1000, 10)
+    loss = 1.5 * n**-0.4 * (1 + 0.01 * rng.normal(size=n.size))
+    a, b = fit_power_law(n, loss) or (np.nan, np.nan)
+    assert abs(a - 0.4) < 0.03
+    assert abs(b - 1.5) < 0.2
+
+
+def test_curve_fallback_when_a_slice_has_one_size() -> None:
+    assert fit_power_law([10.0, 10.0, 0.0], [0.5, 0.7, 0.9]) is None
+    a, b = fit_slice_curve([10.0, 10.0, 0.0], [0.5, 0.7, 0.9])
+    assert a == 0.5
+    assert b == pytest.approx(0.6 * 10**0.5)  # through the mean point (n=10, loss=0.6)
+
+
+def test_subset_sizes_span_the_training_set() -> None:
+    assert subset_sizes(1000, 10, 100).tolist()[::3] == [100, 400, 700, 1000]
+    assert subset_sizes(3, 10, 100).tolist() == [1, 2, 3]
+
+
+# -- the convex allocation against brute force --------------------------------------------
+CASES = [
+    (np.array([0.5, 0.1]), np.array([1.0, 0.6]), np.array([10.0, 10.0])),
+    (np.array([0.3, 0.6]), np.array([0.4, 2.0]), np.array([40.0, 5.0])),
+    (np.array([0.5, 0.1, 0.3]), np.array([1.0, 0.5, 0.8]), np.array([10.0, 10.0, 20.0])),
+    (np.array([0.2, 0.0, 0.7]), np.array([0.9, 0.3, 3.0]), np.array([8.0, 30.0, 12.0])),
+]
+
+
+def _grid_best(a: Any, b: Any, n: Any, total: int, lam: float) -> tuple[float, np.ndarray]:
+    m = len(n)
+    best = (np.inf, np.zeros(m))
+    for head in itertools.product(range(total + 1), repeat=m - 1):
+        if sum(head) <= total:
+            x = np.array([*head, total - sum(head)], dtype=np.float64)
+            value = slice_objective(x, a, b, n, lam)
+            if value < best[0]:
+                best = (value, x)
+    return best
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.1, 1.0, 10.0])
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_allocation_matches_a_brute_force_grid(case: int, lam: float) -> None:
+    a, b, n = CASES[case]
+    total = 30
+    x = allocate_slices(a, b, n, total, lam)
+    assert x.sum() == pytest.approx(total)
+    assert np.all(x >= 0)
+    best, best_x = _grid_best(a, b, n, total, lam)
+    # The continuous optimum is at least as good as the best whole split ...
+    assert slice_objective(x, a, b, n, lam) <= best + 1e-6
+    # ... and rounding it loses little against that split.
+    counts = round_allocation(x, total)
+    assert counts.sum() == total
+    assert slice_objective(counts.astype(float), a, b, n, lam) <= best + 1e-3
+    assert np.abs(counts - best_x).max() <= 1
+
+
+def test_unfairness_term_moves_budget_to_the_worse_slice() -> None:
+    a, b, n = np.array([0.5, 0.5]), np.array([1.0, 3.0]), np.array([100.0, 100.0])
+    plain = allocate_slices(a, b, n, 100, 0.0)
+    fair = allocate_slices(a, b, n, 100, 10.0)
+    assert fair[1] > plain[1]
+
+
+def test_limit_imbalance_keeps_the_ratio_change_within_t() -> None:
+    n = np.array([10.0, 40.0, 20.0])
+    x = np.array([300.0, 0.0, 0.0])  # the ratio first falls to 2, then rises to 15.5
+    limited, was = limit_imbalance(n, x, 1.0)
+    assert was
+    assert abs(imbalance_ratio(n + limited) - imbalance_ratio(n)) <= 1.0 + 1e-9
+    assert np.all(limited <= x)
+    assert limited[0] == pytest.approx(90.0)  # the largest share within T: ratio 100 / 20
+    same, was = limit_imbalance(n, np.array([0.0, 0.0, 10.0]), 1.0)
+    assert not was
+    np.testing.assert_array_equal(same, [0.0, 0.0, 10.0])
+
+
+# -- the sampler --------------------------------------------------------------------------
+def _oracle() -> GeneratorOracle:
+    return GeneratorOracle(SyntheticModel1("I"))
+
+
+def _small(**kw: Any) -> SliceTunerSampler:
+    return SliceTunerSampler(budget=60, n_repeats=2, n_subsets=4, random_state=0, **kw)
+
+
+def test_rounds_follow_the_plan_then_a_new_iteration() -> None:
+    sampler = _small(strategy="conservative", T=0.2)
+    frame = sampler.run(_oracle()).to_frame()
+    assert set(frame["reason"]) == {"initial", "plan"}
+    rule = sampler.trace_.meta["resume_state"]["rule"]
+    assert rule["iteration"] >= 2  # the ratio may move by 0.2 only: the budget takes several
+    assert rule["T"] == 0.2  # conservative keeps the limit
+    counts = [frame[f"n_{g}"].iloc[-1] for g in ("u", "v")]
+    assert rule["target"] == [int(c) for c in counts]  # the last plan is drawn in full
+
+
+def test_one_shot_plans_once_and_spends_the_budget() -> None:
+    sampler = _small(strategy="one-shot")
+    trace = sampler.run(_oracle())
+    assert trace.meta["resume_state"]["rule"]["iteration"] == 1
+    assert trace.final("cost") == 60.0
+
+
+def test_aggressive_doubles_the_limit() -> None:
+    sampler = _small(strategy="aggressive")
+    sampler.run(_oracle())
+    rule = sampler.trace_.meta["resume_state"]["rule"]
+    assert rule["T"] == 2.0 ** rule["iteration"]
+
+
+def test_registered_and_runs_in_trials() -> None:
+    assert isinstance(make_sampler("slice-tuner", lam=1.0), SliceTunerSampler)
+    traces = run_sampler_trials(
+        load_toy(400), "slice-tuner", n_trials=2, budget=60, n_repeats=2, n_subsets=4
+    )
+    assert [t.method for t in traces] == ["slice-tuner", "slice-tuner"]
+    assert {"pi_g0", "pi_g1", "test_worst_acc", "val_worst_acc"} <= set(traces[0].to_frame())
+
+
+@pytest.mark.parametrize(
+    "sampler",
+    [_small(), _small(strategy="one-shot", loss="zero_one", b0=2)],
+    ids=["moderate", "one-shot-b0"],
+)
+def test_check_strategy(sampler: GroupSampler, tmp_path: Path) -> None:
+    """Determinism, another seed, resume mid-plan (k=1, 7, 12) equal to the whole run."""
+
+    def run(s: Strategy, **resume: Any) -> Trace:
+        assert isinstance(s, GroupSampler)
+        return s.run(_oracle(), test=20, **resume)
+
+    spec = Spec(
+        cls=type(sampler),
+        make=lambda: clone(sampler),
+        run=run,
+        decisions=lambda s, trace: trace.to_frame(),
+        resume_steps=(1, 7, 12),
+    )
+    check_strategy(spec, tmp_path)
