@@ -167,7 +167,11 @@ def sample_cmd(
     model: ModelOpt = "lr",
     model_param: ModelParamOpt = None,
     method: Annotated[
-        str, typer.Option(help="aopt, aopt-plus, epsilon-greedy, greedy, uniform, uncurated.")
+        str,
+        typer.Option(
+            help="aopt, aopt-plus, epsilon-greedy, greedy, uniform, uncurated; published peers: "
+            "slice-tuner, minimax-fair, abernethy-greedy."
+        ),
     ] = "aopt",
     budget: BudgetOpt = "2000",
     c0: Annotated[float, typer.Option(help="Aopt's exploration constant (eq. 6).")] = 0.1,
