@@ -125,6 +125,15 @@ class FalconAcquirer(PaidRowsAcquirer):
     stop_reason_, n_evaluations_, model_, trace_
         See :class:`~fairacq.acquisition.Acquirer`.
 
+    Notes
+    -----
+    A label bought in a target group moves that group's predictions most when the model
+    sees the sensitive attribute, as in the authors' experiments (their features include it).
+    FairDataset keeps sensitive columns out of the features by default
+    (``load_dataset(..., include_sensitive_features=True)`` puts them in); on COMPAS without
+    them Falcon left the demographic parity gap where it was, with them it nearly closed it
+    (``docs/paper-notes/peers-rows.md``).
+
     Examples
     --------
     >>> from fairacq.data import load_toy
