@@ -24,6 +24,8 @@ from fairacq.acquisition import (
     DataSiftAcquirer,
     DataSiftInfAcquirer,
     EntropyAcquirer,
+    FALAcquirer,
+    FalconAcquirer,
     InfAcquirer,
     RandomAcquirer,
 )
@@ -360,6 +362,11 @@ SPECS: dict[type[Strategy], Spec] = {
         # Thompson sampling draws; the default UCB with influence-sorted batches does not.
         _acquirer(DataSiftInfAcquirer, n_partitions=3, policy="thompson"),
         _acquirer(AutoDataAcquirer, n_partitions=3),
+        # Both round kinds (lam < 1) and a short warm-up, so the bandit's weights move and
+        # its state must survive a resume; coins and arm draws are seeded.
+        _acquirer(FalconAcquirer, lam=0.7, warmup=20),
+        # Random candidates: with "lr" the entropy candidates would not depend on the seed.
+        _acquirer(FALAcquirer, n_candidates=4, candidates="random"),
         _sampler(AoptSampler),
         _sampler(AoptPlusSampler),
         _sampler(EpsilonGreedySampler),

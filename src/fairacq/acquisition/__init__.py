@@ -6,8 +6,10 @@ loop of :class:`Acquirer` (propose, retrain, measure on validation, keep or drop
 :class:`~fairacq.Trace` row) and differs in its proposal rule: :class:`RandomAcquirer`,
 :class:`EntropyAcquirer`, :class:`InfAcquirer`, :class:`AutoDataAcquirer`,
 :class:`DataSiftAcquirer` (a bandit over pool partitions) and :class:`DataSiftInfAcquirer`
-(the bandit with influence-sorted batches). Build any of them by name with
-:func:`make_acquirer`, or run one with :func:`acquire`.
+(the bandit with influence-sorted batches), and two published peers: :class:`FalconAcquirer`
+(Falcon, PVLDB 2024: target groups, postponing, an EXP3 bandit over selection policies) and
+:class:`FALAcquirer` (FAL, ESWA 2022: entropy mixed with expected unfairness reduction). Build
+any of them by name with :func:`make_acquirer`, or run one with :func:`acquire`.
 
 The pool is a :class:`~fairacq.FairDataset` in memory or a :class:`ParquetPool` larger than
 memory, read chunk by chunk (a few bytes per row stay in memory); its blocks are scored
@@ -40,6 +42,10 @@ from fairacq.acquisition._datasift import (
     partition_labels,
 )
 from fairacq.acquisition._entropy import EntropyAcquirer, binary_entropy
+from fairacq.acquisition._exp3 import Exp3
+from fairacq.acquisition._fal import FALAcquirer, expected_unfairness, fal_scores
+from fairacq.acquisition._falcon import FalconAcquirer
+from fairacq.acquisition._falcon_policies import policy_order, target_groups
 from fairacq.acquisition._inf import InfAcquirer
 from fairacq.acquisition._parquet_pool import ParquetPool
 from fairacq.acquisition._partition import (
@@ -69,6 +75,9 @@ __all__ = [
     "DataSiftInfAcquirer",
     "EntropyAcquirer",
     "EpsilonGreedyPolicy",
+    "Exp3",
+    "FALAcquirer",
+    "FalconAcquirer",
     "InMemoryPool",
     "InfAcquirer",
     "ParquetPool",
@@ -88,6 +97,8 @@ __all__ = [
     "available_policies",
     "binary_entropy",
     "drop_small_partitions",
+    "expected_unfairness",
+    "fal_scores",
     "make_acquirer",
     "make_chunk_executor",
     "make_policy",
@@ -95,9 +106,11 @@ __all__ = [
     "partition_labels",
     "partition_pool",
     "policy_from_state_dict",
+    "policy_order",
     "pool_improvement_scores",
     "read_pool",
     "reward_per_cost",
     "share_reward",
     "surrogate_for",
+    "target_groups",
 ]

@@ -13,7 +13,7 @@ from fairacq.acquisition._acquirer import Acquirer
 from fairacq.acquisition._state import AcquisitionState, Proposal
 from fairacq.models import predict_scores
 
-__all__ = ["EntropyAcquirer", "binary_entropy"]
+__all__ = ["EntropyAcquirer", "binary_entropy", "entropy_order"]
 
 
 def binary_entropy(p: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -47,16 +47,25 @@ class EntropyAcquirer(Acquirer):
     """
 
     def _propose(self, state: AcquisitionState, rng: np.random.Generator) -> Proposal:
-        idx = np.flatnonzero(state.available)
-        # every block is scored (acquired rows too), so a row's score never depends on
-        # which other rows are still available: the order is the same for every chunk size
-        blocks = state.pool.map_blocks(
-            partial(_entropy_block, model=state.model), executor=state.executor
-        )
-        ent = np.concatenate(blocks)[idx] if blocks else np.empty(0)
-        tiebreak = rng.random(idx.size)
-        order = np.lexsort((tiebreak, -ent))
-        return Proposal(idx[order].astype(np.int64))
+        return Proposal(entropy_order(state, rng))
+
+
+def entropy_order(state: AcquisitionState, rng: np.random.Generator) -> NDArray[np.int64]:
+    """Available pool positions by decreasing entropy of the current model, ties at random.
+
+    What :class:`EntropyAcquirer` proposes; Falcon's entropy rounds (``lam < 1``) use it too,
+    so that they pick what Entropy would with the same model and stream.
+    """
+    idx = np.flatnonzero(state.available)
+    # every block is scored (acquired rows too), so a row's score never depends on
+    # which other rows are still available: the order is the same for every chunk size
+    blocks = state.pool.map_blocks(
+        partial(_entropy_block, model=state.model), executor=state.executor
+    )
+    ent = np.concatenate(blocks)[idx] if blocks else np.empty(0)
+    tiebreak = rng.random(idx.size)
+    order = np.lexsort((tiebreak, -ent))
+    return idx[order].astype(np.int64)
 
 
 def _entropy_block(

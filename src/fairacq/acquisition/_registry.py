@@ -10,6 +10,8 @@ from fairacq.acquisition._acquirer import Acquirer
 from fairacq.acquisition._chunk_map import ChunkExecutor
 from fairacq.acquisition._datasift import AutoDataAcquirer, DataSiftAcquirer, DataSiftInfAcquirer
 from fairacq.acquisition._entropy import EntropyAcquirer
+from fairacq.acquisition._fal import FALAcquirer
+from fairacq.acquisition._falcon import FalconAcquirer
 from fairacq.acquisition._inf import InfAcquirer
 from fairacq.acquisition._pool_source import PoolSource
 from fairacq.acquisition._random_acquirer import RandomAcquirer
@@ -24,6 +26,8 @@ _ACQUIRERS: dict[str, type[Acquirer]] = {
     "autodata": AutoDataAcquirer,
     "datasift": DataSiftAcquirer,
     "datasift-inf": DataSiftInfAcquirer,
+    "falcon": FalconAcquirer,
+    "fal": FALAcquirer,
 }
 
 
@@ -33,7 +37,7 @@ def available_acquirers() -> list[str]:
     Examples
     --------
     >>> available_acquirers()
-    ['autodata', 'datasift', 'datasift-inf', 'entropy', 'inf', 'random']
+    ['autodata', 'datasift', 'datasift-inf', 'entropy', 'fal', 'falcon', 'inf', 'random']
     """
     return sorted(_ACQUIRERS)
 
