@@ -253,7 +253,7 @@ class Acquirer(Strategy):
             costs = source.costs
         cost_arr = self._check_inputs(train, source, validation, test, costs)
         del pool
-        loop = AcquisitionLoop(
+        loop = self._loop_class(
             self,
             train,
             source,
@@ -281,7 +281,14 @@ class Acquirer(Strategy):
         self.model_ = loop.state.model
         self.timings_ = loop.timings
         self.trace_ = result.trace
+        self._after_run(frame)
         return result.trace
+
+    #: The loop the run uses (a subclass may pay for rows it then postpones, as Falcon does).
+    _loop_class: ClassVar[type[AcquisitionLoop]] = AcquisitionLoop
+
+    def _after_run(self, frame: Any) -> None:
+        """Set further fitted attributes from the run's trace frame (none by default)."""
 
     # -- helpers ---------------------------------------------------------------------------
     #: Whether the method computes influence, which needs a model with gradients.

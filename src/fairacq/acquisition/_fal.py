@@ -139,7 +139,8 @@ class FALAcquirer(Acquirer):
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
-        **Acquirer._parameter_constraints,
+        # Every batch is kept, so what is paid does not depend on a cost model.
+        **{k: v for k, v in Acquirer._parameter_constraints.items() if k != "cost_model"},
         "alpha": [Interval(float, 0, 1, closed="both")],
         "adaptive_alpha": ["boolean"],
         "n_candidates": [Interval(int, 1, None, closed="left"), None],

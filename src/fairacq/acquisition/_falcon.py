@@ -149,7 +149,8 @@ class FalconAcquirer(PaidRowsAcquirer):
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
-        **PaidRowsAcquirer._parameter_constraints,
+        # Every label is paid for (postponed rows too): no cost model to choose.
+        **{k: v for k, v in PaidRowsAcquirer._parameter_constraints.items() if k != "cost_model"},
         "lam": [Interval(float, 0, 1, closed="both")],
         "policies": [list, tuple],
         "warmup": [Interval(int, 0, None, closed="left")],

@@ -13,29 +13,23 @@ the method splits the rows it paid for into kept and postponed ones
 - ``rows_evaluated``: pool rows that entered an evaluated model so far (the kept rows);
 - ``postponed``: the pool positions postponed in this step (``batch`` holds the kept ones).
 
-Every round is kept (there is no acceptance test). The base class's ``run`` builds its loop
-itself, so :class:`PaidRowsAcquirer` re-implements ``run`` around this loop (a ``_make_loop``
-hook on :class:`~fairacq.acquisition.Acquirer` would remove that copy).
+Every round is kept (there is no acceptance test). :class:`PaidRowsAcquirer` runs on this
+loop through the base class's ``_loop_class``.
 """
 
 from __future__ import annotations
 
-import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from fairacq._callbacks import Callback
-from fairacq._loop import run_loop
 from fairacq._random import child_rng
-from fairacq._trace import Trace
 from fairacq.acquisition._acquirer import Acquirer
-from fairacq.acquisition._acquisition_loop import AcquisitionLoop, fill_batch
-from fairacq.acquisition._chunk_map import ChunkExecutor
-from fairacq.acquisition._pool_source import PoolSource, as_pool_source
+from fairacq.acquisition._acquisition_loop import AcquisitionLoop
+from fairacq.acquisition._ledger import fill_batch
 from fairacq.acquisition._state import AcquisitionState, Proposal
 from fairacq.data import FairDataset
 from fairacq.models import evaluate
@@ -46,81 +40,6 @@ __all__ = ["COUNT_COLUMNS", "PaidRowsAcquirer", "PaidRowsLoop"]
 COUNT_COLUMNS: tuple[str, ...] = ("rows_paid", "labels_seen", "rows_evaluated")
 
 _NO_ROWS = np.empty(0, dtype=np.int64)
-
-
-class PaidRowsAcquirer(Acquirer):
-    """An :class:`~fairacq.acquisition.Acquirer` run on :class:`PaidRowsLoop`.
-
-    Subclasses may override :meth:`_split_paid` (which paid rows to train on) and
-    :meth:`_round_columns` (further trace columns of a round). Parameters as
-    :class:`~fairacq.acquisition.Acquirer`.
-    """
-
-    def _split_paid(
-        self, state: AcquisitionState, proposal: Proposal, paid: NDArray[np.int64]
-    ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        """Return ``(kept, postponed)`` among the rows whose labels were just paid for."""
-        return paid, _NO_ROWS
-
-    def _round_columns(self) -> dict[str, Any]:
-        """Further trace columns of the round just taken (also asked for step 0)."""
-        return {}
-
-    def run(
-        self,
-        train: FairDataset,
-        pool: FairDataset | PoolSource,
-        *,
-        validation: FairDataset,
-        test: FairDataset | None = None,
-        costs: Any = None,
-        continue_from: Trace | str | os.PathLike[str] | None = None,
-        callbacks: Sequence[Callback] = (),
-        executor: ChunkExecutor | None = None,
-    ) -> Trace:
-        """Acquire as :meth:`Acquirer.run <fairacq.acquisition.Acquirer.run>` does.
-
-        The trace also holds ``postponed``, ``rows_paid``, ``labels_seen`` and
-        ``rows_evaluated`` (see :mod:`fairacq.acquisition._paid_loop`); ``acquired_`` lists
-        the kept rows and ``postponed_`` the postponed ones, in order.
-        """
-        self._validate_params()
-        self._check_learner()
-        source = as_pool_source(pool)
-        if costs is None:
-            costs = source.costs
-        cost_arr = self._check_inputs(train, source, validation, test, costs)
-        del pool
-        loop = PaidRowsLoop(
-            self,
-            train,
-            source,
-            validation=validation,
-            test=test,
-            costs=cost_arr,
-            executor=executor,
-        )
-        result = run_loop(
-            loop,
-            method=self.method_name,
-            config=self._config(),
-            random_state=self.random_state,
-            continue_from=continue_from,
-            callbacks=callbacks,
-            dataset=train.name,
-            pool_size=len(source),
-            cost_model="uniform" if costs is None else "per-row",
-        )
-        frame = result.trace.to_frame()
-        steps = frame[frame["step"] > 0]
-        self.acquired_ = _flatten(steps["batch"])
-        self.postponed_ = _flatten(steps["postponed"])
-        self.stop_reason_ = result.stop_reason
-        self.n_evaluations_ = loop.state.evaluation
-        self.model_ = loop.state.model
-        self.timings_ = loop.timings
-        self.trace_ = result.trace
-        return result.trace
 
 
 class PaidRowsLoop(AcquisitionLoop):
@@ -140,7 +59,7 @@ class PaidRowsLoop(AcquisitionLoop):
             super().replay(row)
         postponed = _as_array(row.get("postponed"))
         self.state.available[postponed] = False
-        self.spent = float(row["cost"])  # the recorded sum, not a re-added one
+        self.ledger.spent = float(row["cost"])  # the recorded sum, not a re-added one
         self.counts = {name: int(row[name]) for name in COUNT_COLUMNS}
 
     def step(self, index: int) -> dict[str, Any] | None:
@@ -149,7 +68,7 @@ class PaidRowsLoop(AcquisitionLoop):
         proposal = acq._propose(st, child_rng(self.root, st.evaluation))
         self.timings["propose_s"] += time.perf_counter() - clock
         paid = fill_batch(
-            proposal.candidates, self.costs, min(acq.batch_size, acq.budget - self.spent)
+            proposal.candidates, self.costs, min(acq.batch_size, acq.budget - self.ledger.spent)
         )
         if paid.size == 0:
             return None
@@ -157,7 +76,8 @@ class PaidRowsLoop(AcquisitionLoop):
         kept, postponed = acq._split_paid(st, proposal, paid)
         batch_cost = float(self.costs[paid].sum())
         st.available[paid] = False
-        self.spent += batch_cost
+        self.ledger.spent += batch_cost
+        self.ledger.seen[paid] = True
         data, model, val = self._learn_kept(kept)
         new_fairness = abs(val[acq.metric])
         acq._feedback(st, proposal, kept, st.fairness - new_fairness, True, batch_cost)
@@ -167,7 +87,7 @@ class PaidRowsLoop(AcquisitionLoop):
         self.counts["labels_seen"] += int(paid.size)
         self.counts["rows_evaluated"] += int(kept.size)
         return {
-            "cost": self.spent,
+            "cost": self.ledger.spent,
             "batch": kept.tolist(),
             "postponed": postponed.tolist(),
             "arm": proposal.arm,
@@ -191,6 +111,31 @@ class PaidRowsLoop(AcquisitionLoop):
         model = self._learn(st.model, data, rows)
         self.timings["fit_s"] += time.perf_counter() - clock
         return data, model, evaluate(model, self.validation, self.metrics)
+
+
+class PaidRowsAcquirer(Acquirer):
+    """An :class:`~fairacq.acquisition.Acquirer` run on :class:`PaidRowsLoop`.
+
+    Subclasses may override :meth:`_split_paid` (which paid rows to train on) and
+    :meth:`_round_columns` (further trace columns of a round). Parameters as
+    :class:`~fairacq.acquisition.Acquirer`.
+    """
+
+    _loop_class = PaidRowsLoop
+
+    def _split_paid(
+        self, state: AcquisitionState, proposal: Proposal, paid: NDArray[np.int64]
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """Return ``(kept, postponed)`` among the rows whose labels were just paid for."""
+        return paid, _NO_ROWS
+
+    def _round_columns(self) -> dict[str, Any]:
+        """Further trace columns of the round just taken (also asked for step 0)."""
+        return {}
+
+    def _after_run(self, frame: Any) -> None:
+        """Set ``postponed_``: the postponed rows, in order (``acquired_`` holds the kept)."""
+        self.postponed_ = _flatten(frame[frame["step"] > 0]["postponed"])
 
 
 def _as_array(value: Any) -> NDArray[np.int64]:

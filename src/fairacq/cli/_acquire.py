@@ -56,7 +56,11 @@ def acquire_cmd(
     ] = "adult",
     sensitive: SensitiveOpt = None,
     method: Annotated[
-        str, typer.Option(help="random, entropy, inf, autodata, datasift, datasift-inf.")
+        str,
+        typer.Option(
+            help="random, entropy, inf, autodata, datasift, datasift-inf; published peers: "
+            "falcon, fal."
+        ),
     ] = "datasift-inf",
     budget: Annotated[
         str,
