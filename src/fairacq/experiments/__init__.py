@@ -9,12 +9,13 @@ PNG plots, ``summary.md`` (ours beside the paper's numbers) and ``summary.json``
 
 The machinery is in ``_framework``; each paper has its own package (:mod:`.datasift`,
 :mod:`.aopt`, :mod:`.dadi`, :mod:`.filtering`, :mod:`.relational`), which builds on the
-machinery and on its own family only. ``aopt_images``, ``aopt_tabular``, ``datasift_ablation``,
-``datasift_scaling``, ``demo``, ``filtering_intersect``, ``filtering_proportions`` and
-``a3sl`` name modules of those packages.
+machinery and on its own family only; :mod:`.peers` measures the peers of papers 000 and
+001 and uses the acquisition and sampling families. ``aopt_images``, ``aopt_tabular``,
+``datasift_ablation``, ``datasift_scaling``, ``demo``, ``filtering_intersect``,
+``filtering_proportions`` and ``a3sl`` name modules of those packages.
 """
 
-from fairacq.experiments import aopt, dadi, datasift, filtering, relational
+from fairacq.experiments import aopt, dadi, datasift, filtering, peers, relational
 from fairacq.experiments._framework import (
     CachingExecutor,
     DaskExecutor,
@@ -73,6 +74,7 @@ __all__ = [
     "list_experiments",
     "make_executor",
     "merge_experiment",
+    "peers",
     "register",
     "relational",
     "rows_from_mapping",

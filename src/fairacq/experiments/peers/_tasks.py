@@ -1,0 +1,187 @@
+"""Running one task of the peers experiments: load, split, acquire or mitigate, sample.
+
+Kept apart from the summaries (``rows.py``, ``groups.py``) because the task cache keys every
+result on the source of the module that defines the task function: editing how a summary
+reads results must not throw away finished runs.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from fairacq._random import child
+from fairacq._trace import Trace
+from fairacq.acquisition import PartitionDroppedWarning, make_acquirer
+from fairacq.data import FairDataset, load_dataset
+from fairacq.metrics import accuracy, demographic_parity_diff_abs
+from fairacq.models import make_learner
+from fairacq.sampling import run_sampler_trials
+
+if TYPE_CHECKING:
+    from fairacq.experiments.peers._config import GroupsConfig, RowsConfig
+
+__all__ = [
+    "ACS_OFFLINE_STATES",
+    "MITIGATION",
+    "SPLIT_RATIOS",
+    "RowTask",
+    "groups_task",
+    "load_rows_dataset",
+    "method_spec",
+    "rows_task",
+    "split_cells",
+]
+
+#: train : validation : pool : test, per (group, label) cell (Falcon's COMPAS sizes
+#: 294 : 294 : 2,356 : 1,178 have these ratios; docs/paper-notes/peers-rows.md).
+SPLIT_RATIOS = (1, 1, 8, 4)
+
+#: The "collect nothing" comparator: fairlearn's ThresholdOptimizer on the initial data.
+MITIGATION = "threshold-optimizer"
+
+#: The 14 small states whose ACS files are kept offline (as the DataSift experiments use).
+ACS_OFFLINE_STATES = (
+    "DE",
+    "HI",
+    "ID",
+    "ME",
+    "MT",
+    "ND",
+    "NE",
+    "NH",
+    "NM",
+    "RI",
+    "SD",
+    "VT",
+    "WV",
+    "WY",
+)
+
+#: Each dataset's groups (paper-notes: COMPAS by race, Adult and ACS Income by sex).
+GROUPS = {"compas": "race", "adult": "sex", "acs-income": "sex"}
+
+
+@functools.lru_cache(maxsize=8)
+def load_rows_dataset(name: str, include_sensitive: bool) -> FairDataset:
+    """Load ``name`` grouped as in :data:`GROUPS` (raises ``DatasetNotFoundError``)."""
+    if name.startswith("acs-"):
+        return load_dataset(
+            name,
+            states=ACS_OFFLINE_STATES,
+            sensitive=GROUPS[name],
+            include_sensitive_features=include_sensitive,
+        )
+    # COMPAS is grouped by race and Adult by sex by default
+    return load_dataset(name, include_sensitive_features=include_sensitive)
+
+
+def split_cells(
+    data: FairDataset, seed: np.random.SeedSequence, max_rows: int | None = None
+) -> list[FairDataset]:
+    """Train, validation, pool and test: each (group, label) cell split in SPLIT_RATIOS.
+
+    With ``max_rows``, ``data`` is first subsampled to that many rows (the quick preset).
+    """
+    sub_seed, split_seed = child(seed, 1), child(seed, 2)
+    if max_rows is not None and len(data) > max_rows:
+        keep = np.random.default_rng(sub_seed).choice(len(data), max_rows, replace=False)
+        data = data.subset(np.sort(keep))
+    rng = np.random.default_rng(split_seed)
+    parts: list[list[int]] = [[] for _ in SPLIT_RATIOS]
+    s, y = np.asarray(data.s), np.asarray(data.y)
+    for g in range(data.n_groups):
+        for label in (0, 1):
+            cell = rng.permutation(np.flatnonzero((s == g) & (y == label)))
+            cuts = np.round(np.cumsum(SPLIT_RATIOS)[:-1] / sum(SPLIT_RATIOS) * cell.size)
+            for i, chunk in enumerate(np.split(cell, cuts.astype(int))):
+                parts[i] += chunk.tolist()
+    return [data.subset(np.sort(np.asarray(p, dtype=np.int64))) for p in parts]
+
+
+@dataclass(frozen=True)
+class RowTask:
+    """One (dataset, method label, trial) of ``peers-rows``."""
+
+    dataset: str
+    method: str
+    trial: int
+
+
+def method_spec(config: RowsConfig, label: str) -> tuple[str, dict[str, Any]]:
+    """Return the registered acquirer and its extra parameters behind a method label."""
+    if label.startswith("falcon lam="):
+        return "falcon", {"lam": float(label.removeprefix("falcon lam="))}
+    if label == "fal":
+        return "fal", {"n_candidates": config.fal_candidates, "alpha": config.fal_alpha}
+    if label == "datasift-inf":
+        return "datasift-inf", {"tau": config.datasift_tau}
+    return label, {}
+
+
+def rows_task(
+    config: RowsConfig, seeds: Sequence[np.random.SeedSequence], task: RowTask
+) -> Trace | dict[str, float]:
+    """Run one acquirer (a Trace) or the mitigation comparator (test accuracy and |DP|)."""
+    seed = seeds[task.trial]
+    data = load_rows_dataset(task.dataset, config.include_sensitive)
+    train, val, pool, test = split_cells(data, seed, config.max_rows)
+    if task.method == MITIGATION:
+        return _threshold_optimizer(train, test, child(seed, 4))
+    budget, batch = config.budget_of(task.dataset)
+    name, extra = method_spec(config, task.method)
+    acquirer = make_acquirer(
+        name,
+        budget=budget,
+        batch_size=batch,
+        learner="lr",
+        metric="demographic_parity_diff_abs",
+        random_state=child(seed, 3),
+        **extra,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PartitionDroppedWarning)
+        trace: Trace = acquirer.run(train, pool, validation=val, test=test)
+    return trace
+
+
+def _threshold_optimizer(
+    train: FairDataset, test: FairDataset, seed: np.random.SeedSequence
+) -> dict[str, float]:
+    """Fit fairlearn's ThresholdOptimizer (demographic parity) on the initial training data."""
+    from fairlearn.postprocessing import ThresholdOptimizer
+
+    opt = ThresholdOptimizer(
+        estimator=make_learner("lr"),
+        constraints="demographic_parity",
+        predict_method="predict_proba",
+        objective="accuracy_score",
+    )
+    opt.fit(train.to_numpy(), np.asarray(train.y), sensitive_features=np.asarray(train.s))
+    rng = np.random.default_rng(seed)
+    pred = opt.predict(
+        test.to_numpy(),
+        sensitive_features=np.asarray(test.s),
+        random_state=int(rng.integers(2**31 - 1)),
+    )
+    return {
+        "test_accuracy": float(accuracy(np.asarray(test.y), pred)),
+        "test_dp": float(demographic_parity_diff_abs(pred, np.asarray(test.s))),
+        "rows_paid": 0.0,
+        "labels_seen": 0.0,
+    }
+
+
+def groups_task(config: GroupsConfig, task: tuple[str, int]) -> list[Trace]:
+    """Every trial of one group sampler at one budget (same splits for every method)."""
+    method, budget = task
+    data = load_dataset("adult").with_sensitive(*config.groups)
+    traces: list[Trace] = run_sampler_trials(
+        data, method, n_trials=config.n_trials, random_state=config.seed, budget=budget
+    )
+    return traces
