@@ -150,10 +150,11 @@ def acquire_cmd(
     """Acquire rows from a pool to make a model fairer; write the rows, order, trace, plot.
 
     Your own data: --pool (the candidates) with --data (the rows you have, split 60/20/20
-    into training, validation and test) or --train/--val[/--test]; raw string columns are
-    one-hot encoded as in the training rows. Writes acquired.parquet (the acquired pool rows
-    with their own columns, in order, with step and batch), fairness.png (fairness and
-    accuracy against cost, with Random beside the method), the trace and summary.md/json.
+    into training, validation and test) or --train and --val (--test optional); raw string
+    columns are one-hot encoded as in the training rows. Writes acquired.parquet (the
+    acquired pool rows with their own columns, in order, with step and batch), fairness.png
+    (fairness and accuracy against cost, with Random beside the method), the trace and
+    summary.md/json.
     A Parquet pool is streamed chunk by chunk (--chunk-rows), so pools larger than memory
     work; --executor dask --address ... scores the chunks on a dask cluster.
     """
