@@ -341,6 +341,13 @@ class Acquirer(Strategy):
                 f"The 'batch_size' of {name} ({self.batch_size}) exceeds its budget "
                 f"({self.budget}). Use a batch no larger than the budget."
             )
+        cheapest = float(cost_arr.min())
+        if cheapest > self.batch_size:
+            raise BudgetError(
+                f"{name}: every pool row costs more than a batch holds (the cheapest costs "
+                f"{cheapest:g}, batch_size is {self.batch_size:g}), so nothing could be "
+                f"acquired. Raise the batch to at least {cheapest:g} or lower the costs."
+            )
         return cost_arr
 
 
