@@ -28,7 +28,7 @@ from fairacq.acquisition._pool_source import PoolSource, as_pool_source
 from fairacq.acquisition._state import AcquisitionState, Proposal
 from fairacq.data import FairDataset
 from fairacq.exceptions import BudgetError, InvalidDataError, InvalidParameterError
-from fairacq.metrics import available
+from fairacq.metrics import available, get_metric
 from fairacq.models import DEFAULT_METRICS, available_learners, describe_learner
 
 __all__ = ["Acquirer", "AcquisitionState", "Proposal"]
@@ -221,6 +221,7 @@ class Acquirer(Strategy):
             has a single class.
         """
         self._validate_params()
+        self._check_metric()
         self._check_learner()
         source = as_pool_source(pool)
         if costs is None:
@@ -260,6 +261,24 @@ class Acquirer(Strategy):
     # -- helpers ---------------------------------------------------------------------------
     #: Whether the method computes influence, which needs a model with gradients.
     _needs_gradients: ClassVar[bool] = False
+
+    def _check_metric(self) -> None:
+        """Refuse a metric whose absolute value is not a model's unfairness (ideal 0)."""
+        record = get_metric(self.metric)
+        needs = set(record.needs)
+        if (
+            record.ideal == 0.0
+            and "s" in needs
+            and needs & {"y_pred", "scores"}
+            and not (needs & {"items", "proxy"})
+        ):
+            return
+        raise InvalidParameterError(
+            f"{type(self).__name__}: metric {self.metric!r} cannot steer acquisition, which "
+            "drives the metric's absolute value towards 0: that fits only a gap between the "
+            "groups in a model's decisions. Use e.g. demographic_parity_diff_abs (dp), "
+            "equalized_odds_diff (eo) or equal_opportunity_diff (eopp)."
+        )
 
     def _check_learner(self) -> None:
         """Refuse, before any work, a user's model this method cannot use."""
