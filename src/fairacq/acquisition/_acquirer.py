@@ -227,6 +227,8 @@ class Acquirer(Strategy):
         if costs is None:
             costs = source.costs
         cost_arr = self._check_inputs(train, source, validation, test, costs)
+        if continue_from is not None:
+            self._check_resumable(continue_from)
         del pool
         loop = AcquisitionLoop(
             self,
@@ -261,6 +263,29 @@ class Acquirer(Strategy):
     # -- helpers ---------------------------------------------------------------------------
     #: Whether the method computes influence, which needs a model with gradients.
     _needs_gradients: ClassVar[bool] = False
+
+    #: Parameters a resumed run may change: they only decide when the run stops.
+    _STOP_PARAMS: ClassVar[frozenset[str]] = frozenset({"budget", "max_evaluations", "tau"})
+
+    def _check_resumable(self, continue_from: Any) -> None:
+        """Refuse a checkpoint written with other step-changing parameters than this run's."""
+        from fairacq._loop import open_checkpoint
+        from fairacq._trace import _jsonable
+
+        saved = open_checkpoint(continue_from).trace.meta.get("config")
+        ours = _jsonable(self._config())
+        if not isinstance(saved, dict):
+            saved = {}
+        changed = sorted(
+            k for k in set(saved) | set(ours)
+            if k not in self._STOP_PARAMS and saved.get(k) != ours.get(k)
+        )  # fmt: skip
+        if changed:
+            shown = ", ".join(f"{k}={saved.get(k)!r} (now {ours.get(k)!r})" for k in changed[:3])
+            raise InvalidDataError(
+                f"{type(self).__name__}: continue_from was written with {shown}. Resume with "
+                "the parameters of the run that wrote the checkpoint, or start afresh."
+            )
 
     def _check_metric(self) -> None:
         """Refuse a metric whose absolute value is not a model's unfairness (ideal 0)."""
