@@ -11,6 +11,7 @@ import numpy as np
 from fairacq._random import RandomState, child_seeds, spawn_seeds
 from fairacq._validation import Interval, validate_parameter_constraints
 from fairacq.data import FairDataset, standardize
+from fairacq.exceptions import InvalidDataError
 from fairacq.sampling._budget import check_budget_fits, resolve_budget
 from fairacq.sampling._oracles import DatasetOracle
 from fairacq.sampling._registry import make_sampler
@@ -142,6 +143,11 @@ def _checked_params(
 ) -> dict[str, Any]:
     """Resolve the budget and check the sampler's parameters before any trial runs."""
     make_sampler(method)  # an unknown name fails first
+    if len(np.unique(dataset.y)) < 2:
+        raise InvalidDataError(
+            f"{dataset.name}: every label is {int(dataset.y[0])}, so there is no classifier to "
+            "learn and no accuracy to balance between groups. Give rows of both classes."
+        )
     if "budget" in params:
         params["budget"] = resolve_budget(params["budget"], len(dataset))
         check_budget_fits(params["budget"], len(dataset), test_size)
