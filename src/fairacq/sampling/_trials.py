@@ -19,7 +19,7 @@ from fairacq.sampling._registry import make_sampler
 if TYPE_CHECKING:
     from fairacq._trace import Trace
 
-__all__ = ["TrialMapper", "run_sampler_trials"]
+__all__ = ["TrialMapper", "check_dataset", "run_sampler_trials"]
 
 
 class TrialMapper(Protocol):
@@ -122,6 +122,7 @@ def run_sampler_trials(
     >>> len(traces), "test_worst_acc" in traces[0].to_frame()
     (2, True)
     """
+    check_dataset(dataset, "run_sampler_trials")
     validate_parameter_constraints(
         {
             "n_trials": [Interval(int, 1, None, closed="left")],
@@ -136,6 +137,15 @@ def run_sampler_trials(
     if executor is None:
         return [run(s) for s in seeds]
     return list(executor.map(run, seeds))
+
+
+def check_dataset(dataset: Any, where: str) -> None:
+    """Refuse data that is not a :class:`~fairacq.data.FairDataset`, naming the fix."""
+    if not isinstance(dataset, FairDataset):
+        raise InvalidDataError(
+            f"{where}: dataset must be a FairDataset, got {type(dataset).__name__}. Build one "
+            "with fairacq.FairDataset(X, y, sensitive) or fairacq.data.read_dataset(path, ...)."
+        )
 
 
 def _checked_params(
