@@ -1021,6 +1021,11 @@ def _check_manifest(path: Path, files: Any) -> None:
             "the model."
         )
     for name in ("agent.pt", "adversary.pt"):
+        if not (path / name).is_file():
+            raise CorruptFileError(
+                f"{path / name} is missing: the model folder is incomplete. Copy the whole "
+                "folder again, or re-save the model."
+            )
         if not isinstance(files, dict) or files.get(name) != sha256_file(path / name):
             raise CorruptFileError(
                 f"{path / name} is not the file saved with {path / 'config.json'} (its "
