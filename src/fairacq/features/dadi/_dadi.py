@@ -959,7 +959,13 @@ class DADI(Strategy):
         model.adversary_ = adversary
         hist_path = path / "history.json"
         rows = read_json(hist_path) if hist_path.exists() else []
-        model.history_ = _history_frame(list(rows) if isinstance(rows, list) else [])
+        try:
+            model.history_ = _history_frame(list(rows) if isinstance(rows, list) else [])
+        except (TypeError, ValueError, KeyError) as exc:
+            raise CorruptFileError(
+                f"{hist_path} is not a training history DADI writes ({type(exc).__name__}). "
+                "Delete it (the model loads without it) or re-save the model."
+            ) from exc
         return model
 
 
