@@ -93,6 +93,11 @@ def read_psl_data(
             f"{path} has no '<pred>_targets.txt' file; list the atoms to infer in one "
             "(arguments only, tab-separated)."
         )
+    if not any(len(frame) for frame in targets.values()):
+        raise InvalidDataError(
+            f"{path}: the '<pred>_targets.txt' files list no atoms, so there is nothing to "
+            "infer. List the atoms to infer, one per line (arguments, tab-separated)."
+        )
     target = target if target is not None else next(iter(targets))
     if target not in targets:
         raise InvalidDataError(
