@@ -130,9 +130,16 @@ def audit(
             "can be trained. Give rows of both classes (or check --label/--positive)."
         )
     strata = dataset.s * 2 + dataset.y
-    idx_train, idx_test = train_test_split(
-        np.arange(len(dataset)), test_size=test_size, random_state=seed, stratify=strata
-    )
+    try:
+        idx_train, idx_test = train_test_split(
+            np.arange(len(dataset)), test_size=test_size, random_state=seed, stratify=strata
+        )
+    except ValueError as exc:  # a group and label with too few rows for both parts
+        raise InvalidDataError(
+            f"audit: cannot split '{dataset.name}' ({len(dataset)} rows) into training and "
+            f"test rows of every group and label ({exc}). Give more rows, or another "
+            "--test-size (test_size)."
+        ) from None
     train, test = dataset.subset(idx_train), dataset.subset(idx_test)
     clf = make_learner(model, random_state=seed).fit(train.to_numpy(), train.y)
     values = evaluate(clf, test, metrics)
