@@ -264,6 +264,11 @@ def fetch_dataset(
     if info.bundled:
         return Path(str(bundled_file(info.files[0]))).parent
     root = Path(data_dir).expanduser() if data_dir is not None else default_data_dir()
+    if root.exists() and not root.is_dir():
+        raise InvalidParameterError(
+            f"The data directory {root} is a file; pass a folder to download into (it is "
+            "created if needed)."
+        )
     if name in _MANUAL:
         relpath, fix = _MANUAL[name]
         if not _exists(root, relpath):
