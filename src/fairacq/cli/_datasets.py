@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from fairacq.cli._errors import user_errors
+from fairacq.cli._errors import fail, user_errors
 
 __all__ = ["datasets_app"]
 
@@ -88,6 +88,8 @@ def fetch_cmd(
     """Download a dataset from its canonical URL and verify its sha256."""
     from fairacq.data import fetch_dataset
 
+    if state and not name.startswith("acs-"):
+        raise fail(f"--state applies to the ACS datasets only (acs-income, ...), not {name!r}.")
     with user_errors(), console.status(f"Fetching {name} ..."):
         extra = {"states": tuple(state)} if state else {}
         path = fetch_dataset(name, data_dir=data_dir, force=force, **extra)
