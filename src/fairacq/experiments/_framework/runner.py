@@ -136,6 +136,11 @@ def merge_experiment(
 
 def _read_part(folder: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     """Return a written run's configuration and summary meta."""
+    if folder.exists() and not folder.is_dir():
+        raise InvalidParameterError(
+            f"{folder} is a file, not the output folder of a run. Pass the --out directory of "
+            "each part."
+        )
     try:
         config = json.loads((folder / "config.json").read_text())["config"]
         meta = json.loads((folder / "summary.json").read_text())["meta"]
@@ -144,7 +149,7 @@ def _read_part(folder: Path) -> tuple[dict[str, Any], dict[str, Any]]:
             f"{folder} is not the output of a finished run ({Path(err.filename).name} is "
             "missing). Pass the --out directory of each part."
         ) from None
-    except (json.JSONDecodeError, KeyError, TypeError) as err:
+    except (ValueError, KeyError, TypeError, RecursionError) as err:
         raise InvalidParameterError(
             f"{folder}: config.json or summary.json is corrupt ({err}). Re-run that part."
         ) from None
