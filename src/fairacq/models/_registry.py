@@ -187,7 +187,8 @@ def make_learner(
         return _user_learner(name, seed, params)
     spec = learner_spec(name)
     clf = spec.build(seed, warm_start and spec.warm_start, **params)
-    _check_param_values(clf, params)
+    if params:
+        _check_param_values(clf, params)
     if not scale:
         return clf
     return Pipeline([("scale", StandardScaler()), ("clf", clf)])
@@ -278,8 +279,11 @@ def _import_class(path: str) -> Any:
 
 def _check_param_values(model: Any, params: dict[str, Any]) -> None:
     """Refuse, before any fit, parameter values the estimator's own constraints reject."""
-    if not params:
-        return
+    fix = (
+        f"Fix the value of {', '.join(sorted(params))} (--model-param)."
+        if params
+        else "Fix the model's parameters."
+    )
     steps = [step for _, step in getattr(model, "steps", None) or []] or [model]
     for step in steps:
         validate = getattr(step, "_validate_params", None)  # scikit-learn's own check
@@ -289,6 +293,4 @@ def _check_param_values(model: Any, params: dict[str, Any]) -> None:
             validate()
         except (TypeError, ValueError) as exc:
             detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise InvalidParameterError(
-                f"{detail} Fix the value of {', '.join(sorted(params))} (--model-param)."
-            ) from None
+            raise InvalidParameterError(f"{detail} {fix}") from None
