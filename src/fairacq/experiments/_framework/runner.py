@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from fairacq._io import check_output_dir
 from fairacq._version import __version__
 from fairacq.exceptions import InvalidParameterError
 from fairacq.experiments._framework.executor import Executor, ProgressExecutor, SerialExecutor
@@ -62,6 +63,8 @@ def run_experiment(
     """
     spec = get_experiment(name)
     config = spec.config_cls.preset_named(preset, **overrides)
+    if out_dir is not None:
+        check_output_dir(out_dir)  # before any work: a file there is one line, not a traceback
     start = time.perf_counter()
     inner = executor or SerialExecutor()
     cache = CachingExecutor(inner, Path(out_dir) / "task-cache") if resume and out_dir else None
