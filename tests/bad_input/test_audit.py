@@ -107,6 +107,57 @@ API_CASES: list[tuple[str, Any, type[FairacqError], Fragments]] = [
     ("model object", lambda d: audit(d, object()), FairacqError, "predict_proba"),
     ("too few rows", lambda d: audit(d.subset(range(6)), "lr"), InvalidDataError, "cannot split"),
     ("frame without labels", lambda d: audit(d.X, "lr"), FairacqError, "y"),
+    (
+        "test size nan",
+        lambda d: audit(d, "lr", test_size=float("nan")),
+        InvalidParameterError,
+        "test_size",
+    ),
+    ("seed", lambda d: audit(d, "lr", random_state=-1), FairacqError, "seed"),
+    (
+        "y too short",
+        lambda d: audit(d.X, y=d.y[:5], sensitive_features=d.s),
+        InvalidDataError,
+        ("y 5", "one value per row"),
+    ),
+    (
+        "groups too short",
+        lambda d: audit(d.X, y=d.y, sensitive_features=d.s[:5]),
+        InvalidDataError,
+        ("sensitive_features 5", "one value per row"),
+    ),
+    (
+        "y three values",
+        lambda d: audit(d.X, y=np.arange(len(d)) % 3, sensitive_features=d.s),
+        InvalidDataError,
+        "not 0/1",
+    ),
+    (
+        "positive absent",
+        lambda d: audit(
+            d.X, y=np.where(d.y == 1, "yes", "no"), sensitive_features=d.s, positive="Yes"
+        ),
+        InvalidDataError,
+        "'Yes'",
+    ),
+    (
+        "one group",
+        lambda d: audit(d.X, y=d.y, sensitive_features=np.zeros(len(d))),
+        InvalidDataError,
+        "single group",
+    ),
+    (
+        "NaN features",
+        lambda d: audit(d.X.assign(x1=np.nan), y=d.y, sensitive_features=d.s),
+        InvalidDataError,
+        "missing",
+    ),
+    (
+        "fitted model params",
+        lambda d: audit(d, make_learner("lr", C=0.5).set_params(clf__C=-2)),
+        FairacqError,
+        "C",
+    ),
     ("make_learner value", lambda d: make_learner("lr", C=-1.0), InvalidParameterError, "'C'"),
     (
         "make_learner path",

@@ -50,6 +50,16 @@ CLI_CASES: list[tuple[list[str], Fragments]] = [
     (["fetch", "give-me-some-credit", "--data-dir", "{files}/afile.txt"], ("is a file",)),
     (["fetch", "give-me-some-credit", "--data-dir", "{tmp}"], ("cannot be downloaded",)),
     (["list", "--json", "extra"], ("extra",)),
+    (["info", "acs_income"], ("'acs_income'", "Did you mean 'acs-income'?")),
+    (["info", "german "], ("Unknown dataset 'german '",)),
+    (["info", "../german"], ("Unknown dataset '../german'",)),
+    (["fetch", ""], ("Unknown dataset ''",)),
+    (["fetch", "Adult"], ("Unknown dataset 'Adult'",)),
+    (["fetch", "acs-income", "--state", ""], ("ACS state", "''")),
+    (["fetch", "acs-income", "--state", "WY", "--state", "XX"], ("'XX'",)),
+    (["fetch", "acs-employment", "--state", "CA"], ("'CA'", "pinned checksum")),
+    (["fetch", "german", "--state", "WY"], ("--state applies to the ACS datasets only",)),
+    (["fetch", "taiwan-credit", "--data-dir", "{files}/people.csv"], ("people.csv is a file",)),
 ]
 
 

@@ -75,6 +75,50 @@ def test_reproduce_unreachable_dask_fails_fast(tmp_path: Path) -> None:
 
 
 API_CASES: list[tuple[str, Any, type[FairacqError], Fragments]] = [
+    (
+        "override nested",
+        lambda t: run_experiment("aopt-fig1", n_trials=[[1]]),
+        FairacqError,
+        "n_trials",
+    ),
+    (
+        "override negative",
+        lambda t: run_experiment("aopt-fig1", n_trials=-1),
+        FairacqError,
+        ">= 1",
+    ),
+    ("override seed", lambda t: run_experiment("aopt-fig1", seed=-5), FairacqError, "seed"),
+    (
+        "out is a file",
+        lambda t: run_experiment("aopt-fig1", out_dir=t / "f.txt", n_trials=1, grid_size=3),
+        FairacqError,
+        "f.txt",
+    ),
+    (
+        "from_dict field",
+        lambda t: get_experiment("aopt-fig1").config_cls.from_dict({"nosuch": 1}),
+        FairacqError,
+        "nosuch",
+    ),
+    (
+        "preset_named",
+        lambda t: get_experiment("aopt-fig1").config_cls.preset_named("medium"),
+        InvalidParameterError,
+        "'medium'",
+    ),
+    (
+        "executor workers negative",
+        lambda t: make_executor("local", n_workers=-2),
+        InvalidParameterError,
+        "-2",
+    ),
+    ("merge no parts", lambda t: merge_experiment("dadi-fig2", []), FairacqError, "part"),
+    (
+        "merge missing part",
+        lambda t: merge_experiment("dadi-fig2", [t / "nope", t]),
+        InvalidParameterError,
+        "not the output of a finished run",
+    ),
     ("unknown", lambda t: get_experiment("aopt-fig9"), UnknownNameError, "Did you mean"),
     ("run unknown", lambda t: run_experiment("nope"), UnknownNameError, "nope"),
     ("preset", lambda t: run_experiment("aopt-fig1", preset="fast"), FairacqError, "fast"),
