@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.bad_input._corpus import run_cli
+from tests.bad_input._corpus import assert_cli_error, run_cli
 
 COMMANDS = [
     [],
@@ -38,3 +38,23 @@ def test_help_renders(command: list[str]) -> None:
     assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
     assert "Usage: fairacq" in res.output
     assert "Traceback" not in res.output
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="click/typer usage errors (an option value of the wrong type, an unknown option or "
+    "command) print typer's multi-line rich box (usage, hint, framed message), exit 2; one "
+    "line needs a CLI-wide handler of click.UsageError in cli/_app.py",
+)
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["sample", "--trials", "abc"],
+        ["acquire", "--nope"],
+        ["datasets", "describe", "german"],
+        ["reproduce", "aopt-fig1", "--workers", "abc"],
+    ],
+    ids=lambda a: " ".join(a),
+)
+def test_usage_errors_are_one_line(args: list[str]) -> None:
+    assert_cli_error(run_cli(*args), args[-1])
