@@ -957,15 +957,7 @@ class DADI(Strategy):
             net.eval()
         model.agent_ = agent
         model.adversary_ = adversary
-        hist_path = path / "history.json"
-        rows = read_json(hist_path) if hist_path.exists() else []
-        try:
-            model.history_ = _history_frame(list(rows) if isinstance(rows, list) else [])
-        except (TypeError, ValueError, KeyError) as exc:
-            raise CorruptFileError(
-                f"{hist_path} is not a training history DADI writes ({type(exc).__name__}). "
-                "Delete it (the model loads without it) or re-save the model."
-            ) from exc
+        model.history_ = _read_history(path / "history.json")
         return model
 
 
@@ -1077,6 +1069,18 @@ def _json_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             clean[str(k)] = v
         out.append(clean)
     return out
+
+
+def _read_history(hist_path: Path) -> pd.DataFrame:
+    """Read a saved model's ``history.json`` (none: an empty history)."""
+    rows = read_json(hist_path) if hist_path.exists() else []
+    try:
+        return _history_frame(list(rows) if isinstance(rows, list) else [])
+    except (TypeError, ValueError, KeyError) as exc:
+        raise CorruptFileError(
+            f"{hist_path} is not a training history DADI writes ({type(exc).__name__}). "
+            "Delete it (the model loads without it) or re-save the model."
+        ) from exc
 
 
 def _history_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
