@@ -27,7 +27,7 @@ import numpy as np
 from fairacq._callbacks import Callback, ProgressCallback, run_callbacks
 from fairacq._random import root_seed, seed_state
 from fairacq._trace import Trace, TraceRecorder
-from fairacq.exceptions import InvalidDataError
+from fairacq.exceptions import CorruptFileError, InvalidDataError
 
 __all__ = [
     "Checkpoint",
@@ -235,7 +235,7 @@ def iter_loop(
     """
     checkpoint = None if continue_from is None else open_checkpoint(continue_from)
     trace = None if checkpoint is None else checkpoint.trace
-    saved = {} if trace is None else dict(trace.meta.get("resume_state", {}))
+    saved = {} if trace is None else _saved_state(trace)
     if trace is not None and trace.method != method:
         raise InvalidDataError(
             f"continue_from holds a '{trace.method}' trace, not a '{method}' one. Resume "
@@ -283,6 +283,20 @@ def iter_loop(
         _stop(recorder, loop, reason, on_stop)
         raise
     _stop(recorder, loop, reason, on_stop)
+
+
+def _saved_state(trace: Trace) -> dict[str, Any]:
+    """Return the resume state of ``trace``; a checkpoint's must be there, as a mapping."""
+    state = trace.meta.get("resume_state")
+    if isinstance(state, Mapping):
+        return dict(state)
+    if state is None and not trace.meta.get("checkpoint"):
+        return {}
+    raise CorruptFileError(
+        f"continue_from: the '{trace.method}' checkpoint's resume_state is "
+        f"{'missing' if state is None else 'not a mapping'} (its JSON was edited or cut "
+        "short). Restore the checkpoint's files from the run that wrote them, or start afresh."
+    )
 
 
 def _stop(

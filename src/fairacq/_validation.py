@@ -165,7 +165,17 @@ def validate_parameter_constraints(
         wanted = " or ".join(_describe(c) for c in accepted)
         raise InvalidParameterError(
             f"The '{name}' parameter of {caller} must be {wanted}. Got {value!r} instead."
+            + _suggestion(value, accepted)
         )
+
+
+def _suggestion(value: Any, accepted: list[Any]) -> str:
+    """`` Did you mean 'x'?`` for a string close to one of the options, else ``""``."""
+    if not isinstance(value, str):
+        return ""
+    names = [v for c in accepted if isinstance(c, Options) for v in c.values if isinstance(v, str)]
+    close = difflib.get_close_matches(value, sorted(names), n=1, cutoff=0.5)
+    return f" Did you mean '{close[0]}'?" if close else ""
 
 
 def did_you_mean(kind: str, name: str, choices: Iterable[str], where: str) -> UnknownNameError:

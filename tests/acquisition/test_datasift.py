@@ -113,6 +113,8 @@ def test_influence_needs_a_differentiable_learner(parts):
             parts,
         )
     with pytest.raises(InvalidParameterError, match="surrogate"):
+        _run(InfAcquirer(budget=100, batch_size=10, metric="minimax_zero_one_risk"), parts)
+    with pytest.raises(InvalidParameterError, match="cannot steer acquisition"):
         _run(InfAcquirer(budget=100, batch_size=10, metric="accuracy"), parts)
 
 

@@ -29,7 +29,7 @@ from fairacq.acquisition._pool_source import PoolSource, as_pool_source
 from fairacq.acquisition._state import AcquisitionState, Proposal
 from fairacq.data import FairDataset
 from fairacq.exceptions import BudgetError, InvalidDataError, InvalidParameterError
-from fairacq.metrics import available
+from fairacq.metrics import available, get_metric
 from fairacq.models import DEFAULT_METRICS, available_learners, describe_learner
 
 __all__ = ["Acquirer", "AcquisitionState", "Proposal"]
@@ -247,11 +247,14 @@ class Acquirer(Strategy):
             has a single class.
         """
         self._validate_params()
+        self._check_metric()
         self._check_learner()
         source = as_pool_source(pool)
         if costs is None:
             costs = source.costs
         cost_arr = self._check_inputs(train, source, validation, test, costs)
+        if continue_from is not None:
+            self._check_resumable(continue_from)
         del pool
         loop = self._loop_class(
             self,
@@ -293,6 +296,47 @@ class Acquirer(Strategy):
     # -- helpers ---------------------------------------------------------------------------
     #: Whether the method computes influence, which needs a model with gradients.
     _needs_gradients: ClassVar[bool] = False
+
+    #: Parameters a resumed run may change: they only decide when the run stops.
+    _STOP_PARAMS: ClassVar[frozenset[str]] = frozenset({"budget", "max_evaluations", "tau"})
+
+    def _check_resumable(self, continue_from: Any) -> None:
+        """Refuse a checkpoint written with other step-changing parameters than this run's."""
+        from fairacq._loop import open_checkpoint
+        from fairacq._trace import _jsonable
+
+        saved = open_checkpoint(continue_from).trace.meta.get("config")
+        ours = _jsonable(self._config())
+        if not isinstance(saved, dict):
+            saved = {}
+        changed = sorted(
+            k for k in set(saved) | set(ours)
+            if k not in self._STOP_PARAMS and saved.get(k) != ours.get(k)
+        )  # fmt: skip
+        if changed:
+            shown = ", ".join(f"{k}={saved.get(k)!r} (now {ours.get(k)!r})" for k in changed[:3])
+            raise InvalidDataError(
+                f"{type(self).__name__}: continue_from was written with {shown}. Resume with "
+                "the parameters of the run that wrote the checkpoint, or start afresh."
+            )
+
+    def _check_metric(self) -> None:
+        """Refuse a metric whose absolute value is not a model's unfairness (ideal 0)."""
+        record = get_metric(self.metric)
+        needs = set(record.needs)
+        if (
+            record.ideal == 0.0
+            and "s" in needs
+            and needs & {"y_pred", "scores"}
+            and not (needs & {"items", "proxy"})
+        ):
+            return
+        raise InvalidParameterError(
+            f"{type(self).__name__}: metric {self.metric!r} cannot steer acquisition, which "
+            "drives the metric's absolute value towards 0: that fits only a gap between the "
+            "groups in a model's decisions. Use e.g. demographic_parity_diff_abs (dp), "
+            "equalized_odds_diff (eo) or equal_opportunity_diff (eopp)."
+        )
 
     def _check_learner(self) -> None:
         """Refuse, before any work, a user's model this method cannot use."""
@@ -373,6 +417,13 @@ class Acquirer(Strategy):
             raise BudgetError(
                 f"The 'batch_size' of {name} ({self.batch_size}) exceeds its budget "
                 f"({self.budget}). Use a batch no larger than the budget."
+            )
+        cheapest = float(cost_arr.min())
+        if cheapest > self.batch_size:
+            raise BudgetError(
+                f"{name}: every pool row costs more than a batch holds (the cheapest costs "
+                f"{cheapest:g}, batch_size is {self.batch_size:g}), so nothing could be "
+                f"acquired. Raise the batch to at least {cheapest:g} or lower the costs."
             )
         return cost_arr
 

@@ -46,8 +46,21 @@ METRIC_ALIASES = {
 
 
 def resolve_metric(name: str) -> str:
-    """Map a CLI alias (dp, eo, eopp) to the metric's registered name."""
-    return METRIC_ALIASES.get(name, name)
+    """Map a CLI alias (dp, eo, eopp) to the metric's registered name.
+
+    Raises
+    ------
+    UnknownNameError
+        For a name that is neither an alias nor a metric, with the closest one.
+    """
+    from fairacq._validation import did_you_mean
+    from fairacq.metrics import available
+
+    if name in METRIC_ALIASES:
+        return METRIC_ALIASES[name]
+    if name not in available():
+        raise did_you_mean("metric", name, [*METRIC_ALIASES, *available()], "`fairacq metrics`")
+    return name
 
 
 def acquire_cmd(

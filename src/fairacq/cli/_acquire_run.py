@@ -43,8 +43,10 @@ def checkpointing(out: Path, every: int, resume: bool) -> dict[str, Any]:
         kwargs["callbacks"] = [CheckpointCallback(path, every=every)]
     if resume:
         if path.with_suffix(".json").exists():
+            from fairacq import Trace
+
+            Trace.load(path)  # a damaged checkpoint: refused in one line, before any work
             kwargs["continue_from"] = path
-            err_console.print(f"note: going on from {path}", markup=False)
         else:
             err_console.print(f"note: no checkpoint in {out}; starting afresh", markup=False)
     return kwargs
@@ -77,6 +79,8 @@ def run_method(
             callbacks=[*callbacks, run_callback(bar, column="cost")],
             **resuming,
         )
+    if "continue_from" in resuming:  # only once the checkpoint was read: an error is one line
+        err_console.print(f"note: going on from {resuming['continue_from']}", markup=False)
     notes = list(dict.fromkeys(str(w.message) for w in caught))
     for note in notes:
         err_console.print(f"note: {note}", markup=False)

@@ -119,6 +119,8 @@ def fetch_cmd(
     from fairacq.data.loaders import fetch_dataset, plan_fetch
     from fairacq.exceptions import FairacqError
 
+    if state and not name.startswith("acs-"):
+        raise fail(f"--state applies to the ACS datasets only (acs-income, ...), not {name!r}.")
     extra = {"states": tuple(state)} if state else {}
     with user_errors():
         plan = plan_fetch(name, data_dir=data_dir, force=force, **extra)

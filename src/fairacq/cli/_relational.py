@@ -37,7 +37,10 @@ def _parse_fair(text: str | None) -> tuple[list[str], dict[str, str]]:
     for token in text.replace(",", " ").split():
         match = _OPTION.match(token)
         if match is not None and "<" not in token:
-            options[match.group(1).lower()] = match.group(2)
+            key = match.group(1).lower()
+            if key in options:
+                raise fail(f"--fair: {key}= is given twice ({text!r}). Give each option once.")
+            options[key] = match.group(2)
         else:
             specs.append(token)
     unknown = sorted(set(options) - {"protected", "target"})

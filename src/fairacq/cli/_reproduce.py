@@ -234,5 +234,7 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
             value = json.loads(text)
         except json.JSONDecodeError:
             value = text
+        except RecursionError:
+            raise fail(f"--set {field}: the value nests too deeply. Give a plain value.") from None
         out[field] = lists_to_tuples(value)
     return out

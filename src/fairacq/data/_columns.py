@@ -210,6 +210,7 @@ def _check_columns(frame: pd.DataFrame, columns: TableColumns, where: str) -> No
                 )
     if not columns.sensitive:
         raise InvalidDataError(f"{where}: no group column. Name one with --sensitive COL.")
+    _check_roles_differ(roles, where)
     for name in columns.sensitive:
         gaps = frame[name].isna().to_numpy()
         if gaps.any():
@@ -217,6 +218,19 @@ def _check_columns(frame: pd.DataFrame, columns: TableColumns, where: str) -> No
                 f"{where}: group column {name!r} has {int(gaps.sum())} missing value(s) (rows "
                 f"{np.flatnonzero(gaps)[:5].tolist()}). Drop those rows or give them a group."
             )
+
+
+def _check_roles_differ(roles: Mapping[str, list[str]], where: str) -> None:
+    """Refuse one column named in two roles (e.g. the label also as the group)."""
+    seen: dict[str, str] = {}
+    for option, names in roles.items():
+        for name in names:
+            if name in seen and seen[name] != option:
+                raise InvalidDataError(
+                    f"{where}: column {name!r} is named by both {seen[name]} and {option}. "
+                    "Give each role its own column."
+                )
+            seen.setdefault(name, option)
 
 
 def _costs(frame: pd.DataFrame, column: str | None, where: str) -> NDArray[np.float64] | None:

@@ -293,9 +293,9 @@ def write_table(
     >>> path.read_text().split()
     ['a', '1', '2']
     """
-    from fairacq._io import atomic_path
+    from fairacq._io import atomic_path, check_output_file
 
-    out = Path(path)
+    out = check_output_file(path)  # a folder, or a parent that is a file: one line
     suffix = _suffix(out)
     if suffix is None:
         raise InvalidDataError(

@@ -83,6 +83,8 @@ def reveal_table(
     else:
         agent = model
     frame = frame.reset_index(drop=True)
+    if frame.empty:
+        raise InvalidDataError(f"{source}: the table has no rows. Pass at least one person.")
     id_name, ids = _ids(frame, id_column, source)
     clash = [c for c in DECISION_COLUMNS if c in frame.columns]
     if clash:

@@ -113,6 +113,10 @@ def dadi_data(
 
 def _subsample(n: int, max_rows: int | None, random_state: int) -> Any:
     """Sorted positions of a random subsample of ``max_rows`` rows, or None for all."""
+    if max_rows is not None and (isinstance(max_rows, bool) or int(max_rows) < 1):
+        raise InvalidParameterError(
+            f"max_rows must be an int >= 1 (or None for every row), got {max_rows!r}."
+        )
     if max_rows is None or n <= max_rows:
         return None
     return np.sort(np.random.default_rng(random_state).choice(n, max_rows, replace=False))

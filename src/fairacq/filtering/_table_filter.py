@@ -217,6 +217,8 @@ def filter_table(
     """
     added = [PROBABILITY_COLUMN, *([ADMITTED_COLUMN] if all_rows else [])]
     _check_free(candidates, added)
+    if len(candidates) == 0:
+        raise InvalidDataError("filter_table: no candidates (0 rows). Pass at least one row.")
     frame = candidates.reset_index(drop=True)
     fitted = proxy.proxy if isinstance(proxy, TableProxy) else proxy
     X = proxy.encode(frame, where=where) if isinstance(proxy, TableProxy) else frame

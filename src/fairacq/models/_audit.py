@@ -14,7 +14,7 @@ from sklearn.model_selection import train_test_split
 from fairacq._random import derive_int_seed
 from fairacq._validation import Interval, validate_parameter_constraints
 from fairacq.data import as_fair_dataset
-from fairacq.exceptions import ResultWarning
+from fairacq.exceptions import InvalidDataError, ResultWarning
 from fairacq.metrics import group_table
 from fairacq.models._evaluate import DEFAULT_METRICS, evaluate, predict_scores
 from fairacq.models._registry import describe_learner, make_learner
@@ -124,10 +124,22 @@ def audit(
     )
     dataset = as_fair_dataset(dataset, y, sensitive_features=sensitive_features, positive=positive)
     seed = derive_int_seed(random_state)
+    if len(np.unique(dataset.y)) < 2:
+        raise InvalidDataError(
+            f"audit: every label of '{dataset.name}' is {int(dataset.y[0])}, so no classifier "
+            "can be trained. Give rows of both classes (or check --label/--positive)."
+        )
     strata = dataset.s * 2 + dataset.y
-    idx_train, idx_test = train_test_split(
-        np.arange(len(dataset)), test_size=test_size, random_state=seed, stratify=strata
-    )
+    try:
+        idx_train, idx_test = train_test_split(
+            np.arange(len(dataset)), test_size=test_size, random_state=seed, stratify=strata
+        )
+    except ValueError as exc:  # a group and label with too few rows for both parts
+        raise InvalidDataError(
+            f"audit: cannot split '{dataset.name}' ({len(dataset)} rows) into training and "
+            f"test rows of every group and label ({exc}). Give more rows, or another "
+            "--test-size (test_size)."
+        ) from None
     train, test = dataset.subset(idx_train), dataset.subset(idx_test)
     clf = make_learner(model, random_state=seed).fit(train.to_numpy(), train.y)
     values = evaluate(clf, test, metrics)

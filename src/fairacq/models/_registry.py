@@ -187,6 +187,8 @@ def make_learner(
         return _user_learner(name, seed, params)
     spec = learner_spec(name)
     clf = spec.build(seed, warm_start and spec.warm_start, **params)
+    if params:
+        _check_param_values(clf, params)
     if not scale:
         return clf
     return Pipeline([("scale", StandardScaler()), ("clf", clf)])
@@ -222,6 +224,7 @@ def _user_learner(learner: Any, seed: int | None, params: dict[str, Any]) -> Any
         learner = _import_class(learner)(**params)
     elif params:
         learner = clone(learner).set_params(**params)
+    _check_param_values(learner, params)
     if not is_learner(learner):
         raise InvalidParameterError(
             f"The model {describe_learner(learner)} has no fit/predict_proba. Pass a "
@@ -266,4 +269,28 @@ def _import_class(path: str) -> Any:
         raise InvalidParameterError(
             f"Module {module_name!r} has no {class_name!r} for --model {path}. Check the name."
         )
+    if not isinstance(cls, type):
+        raise InvalidParameterError(
+            f"--model {path} names a {type(cls).__name__}, not a class. Name a scikit-learn "
+            "classifier class, e.g. sklearn.ensemble:RandomForestClassifier."
+        )
     return cls
+
+
+def _check_param_values(model: Any, params: dict[str, Any]) -> None:
+    """Refuse, before any fit, parameter values the estimator's own constraints reject."""
+    fix = (
+        f"Fix the value of {', '.join(sorted(params))} (--model-param)."
+        if params
+        else "Fix the model's parameters."
+    )
+    steps = [step for _, step in getattr(model, "steps", None) or []] or [model]
+    for step in steps:
+        validate = getattr(step, "_validate_params", None)  # scikit-learn's own check
+        if not callable(validate):
+            continue
+        try:
+            validate()
+        except (TypeError, ValueError) as exc:
+            detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise InvalidParameterError(f"{detail} {fix}") from None

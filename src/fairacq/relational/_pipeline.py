@@ -253,6 +253,16 @@ def _rule_texts(rules: Sequence[Rule | ArithmeticRule], weights: NDArray[np.floa
     return out
 
 
+def _check_targets_ruled(parsed: Sequence[Rule | ArithmeticRule], test: RelationalData) -> None:
+    """Refuse rules that mention no target predicate: inference would decide nothing."""
+    targets = set(test.targets)
+    if targets and not targets & {p for rule in parsed for p in rule.predicates()}:
+        raise InvalidDataError(
+            f"run_pipeline: no rule mentions a target predicate ({', '.join(sorted(targets))}), "
+            "so inference has nothing to decide. Write rules whose atoms include one."
+        )
+
+
 def run_pipeline(
     rules: RuleInput,
     train: RelationalData | None,
@@ -333,6 +343,7 @@ def run_pipeline(
     """
     times: dict[str, float] = {}
     parsed = as_rules(rules)
+    _check_targets_ruled(parsed, test)
     specs = _specs(fairness)
     learned: WeightLearningResult | None = None
     tic = time.perf_counter()

@@ -25,7 +25,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from fairacq._io import atomic_write
+from fairacq._io import atomic_write, check_output_dir
 from fairacq.data.relational._relational_data import RelationalData
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
 from fairacq.relational.hlmrf._database import Database
@@ -92,6 +92,11 @@ def read_psl_data(
         raise InvalidDataError(
             f"{path} has no '<pred>_targets.txt' file; list the atoms to infer in one "
             "(arguments only, tab-separated)."
+        )
+    if not any(len(frame) for frame in targets.values()):
+        raise InvalidDataError(
+            f"{path}: the '<pred>_targets.txt' files list no atoms, so there is nothing to "
+            "infer. List the atoms to infer, one per line (arguments, tab-separated)."
         )
     target = target if target is not None else next(iter(targets))
     if target not in targets:
@@ -248,6 +253,7 @@ def _prepare_folder(root: Path, stems: set[str]) -> Path:
         raise InvalidParameterError(
             f"write_psl_data: {root} is a file; pass a folder (it is created if needed)."
         )
+    check_output_dir(root)  # a parent that is a file: one line, not NotADirectoryError
     root.mkdir(parents=True, exist_ok=True)
     suffixes = tuple(f"{s}.txt" for s in PSL_SUFFIXES.values())
     stale = sorted(

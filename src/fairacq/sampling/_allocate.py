@@ -12,7 +12,7 @@ from fairacq.data import FairDataset
 from fairacq.exceptions import BudgetError, ResultWarning
 from fairacq.sampling._allocation import AllocationResult
 from fairacq.sampling._budget import resolve_budget
-from fairacq.sampling._trials import TrialMapper, run_sampler_trials
+from fairacq.sampling._trials import TrialMapper, check_dataset, run_sampler_trials
 
 __all__ = ["MIN_GROUP_ROWS", "allocate_budget"]
 
@@ -104,6 +104,7 @@ def allocate_budget(
     >>> float(table["aopt samples"].sum()), table["uniform samples"].tolist()
     (40.0, [20.0, 20.0])
     """
+    check_dataset(dataset, "allocate_budget")
     available = _warn_small_groups(dataset, MIN_GROUP_ROWS)
     root = root_seed(random_state)
     common = dict(

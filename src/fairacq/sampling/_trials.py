@@ -11,6 +11,7 @@ import numpy as np
 from fairacq._random import RandomState, child_seeds, spawn_seeds
 from fairacq._validation import Interval, validate_parameter_constraints
 from fairacq.data import FairDataset, standardize
+from fairacq.exceptions import InvalidDataError
 from fairacq.sampling._budget import check_budget_fits, resolve_budget
 from fairacq.sampling._oracles import DatasetOracle
 from fairacq.sampling._registry import make_sampler
@@ -18,7 +19,7 @@ from fairacq.sampling._registry import make_sampler
 if TYPE_CHECKING:
     from fairacq._trace import Trace
 
-__all__ = ["TrialMapper", "run_sampler_trials"]
+__all__ = ["TrialMapper", "check_dataset", "run_sampler_trials"]
 
 
 class TrialMapper(Protocol):
@@ -121,6 +122,7 @@ def run_sampler_trials(
     >>> len(traces), "test_worst_acc" in traces[0].to_frame()
     (2, True)
     """
+    check_dataset(dataset, "run_sampler_trials")
     validate_parameter_constraints(
         {
             "n_trials": [Interval(int, 1, None, closed="left")],
@@ -137,11 +139,25 @@ def run_sampler_trials(
     return list(executor.map(run, seeds))
 
 
+def check_dataset(dataset: Any, where: str) -> None:
+    """Refuse data that is not a :class:`~fairacq.data.FairDataset`, naming the fix."""
+    if not isinstance(dataset, FairDataset):
+        raise InvalidDataError(
+            f"{where}: dataset must be a FairDataset, got {type(dataset).__name__}. Build one "
+            "with fairacq.FairDataset(X, y, sensitive) or fairacq.data.read_dataset(path, ...)."
+        )
+
+
 def _checked_params(
     dataset: FairDataset, method: str, test_size: float, params: dict[str, Any]
 ) -> dict[str, Any]:
     """Resolve the budget and check the sampler's parameters before any trial runs."""
     make_sampler(method)  # an unknown name fails first
+    if len(np.unique(dataset.y)) < 2:
+        raise InvalidDataError(
+            f"{dataset.name}: every label is {int(dataset.y[0])}, so there is no classifier to "
+            "learn and no accuracy to balance between groups. Give rows of both classes."
+        )
     if "budget" in params:
         params["budget"] = resolve_budget(params["budget"], len(dataset))
         check_budget_fits(params["budget"], len(dataset), test_size)

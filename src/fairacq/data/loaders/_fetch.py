@@ -351,8 +351,13 @@ def fetch_dataset(
     DatasetNotFoundError
         If the download fails, or the dataset cannot be fetched and is not present.
     """
-    plan = plan_fetch(name, data_dir=data_dir, force=force, states=states)
     root = Path(data_dir).expanduser() if data_dir is not None else default_data_dir()
+    if root.exists() and not root.is_dir():
+        raise InvalidParameterError(
+            f"The data directory {root} is a file; pass a folder to download into (it is "
+            "created if needed)."
+        )
+    plan = plan_fetch(name, data_dir=data_dir, force=force, states=states)
     if plan.manual is not None and plan.missing:
         raise DatasetNotFoundError(plan.manual.instruction(root) + ".")
     by_url: dict[str, list[RemoteFile]] = {}

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from fairacq._io import check_output_dir
 from fairacq._version import __version__
 from fairacq.exceptions import InvalidParameterError
 from fairacq.experiments._framework.executor import Executor, ProgressExecutor, SerialExecutor
@@ -62,6 +63,8 @@ def run_experiment(
     """
     spec = get_experiment(name)
     config = spec.config_cls.preset_named(preset, **overrides)
+    if out_dir is not None:
+        check_output_dir(out_dir)  # before any work: a file there is one line, not a traceback
     start = time.perf_counter()
     inner = executor or SerialExecutor()
     cache = CachingExecutor(inner, Path(out_dir) / "task-cache") if resume and out_dir else None
@@ -136,6 +139,11 @@ def merge_experiment(
 
 def _read_part(folder: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     """Return a written run's configuration and summary meta."""
+    if folder.exists() and not folder.is_dir():
+        raise InvalidParameterError(
+            f"{folder} is a file, not the output folder of a run. Pass the --out directory of "
+            "each part."
+        )
     try:
         config = json.loads((folder / "config.json").read_text())["config"]
         meta = json.loads((folder / "summary.json").read_text())["meta"]
@@ -144,7 +152,7 @@ def _read_part(folder: Path) -> tuple[dict[str, Any], dict[str, Any]]:
             f"{folder} is not the output of a finished run ({Path(err.filename).name} is "
             "missing). Pass the --out directory of each part."
         ) from None
-    except (json.JSONDecodeError, KeyError, TypeError) as err:
+    except (ValueError, KeyError, TypeError, RecursionError) as err:
         raise InvalidParameterError(
             f"{folder}: config.json or summary.json is corrupt ({err}). Re-run that part."
         ) from None

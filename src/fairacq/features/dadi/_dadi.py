@@ -957,9 +957,7 @@ class DADI(Strategy):
             net.eval()
         model.agent_ = agent
         model.adversary_ = adversary
-        hist_path = path / "history.json"
-        rows = read_json(hist_path) if hist_path.exists() else []
-        model.history_ = _history_frame(list(rows) if isinstance(rows, list) else [])
+        model.history_ = _read_history(path / "history.json")
         return model
 
 
@@ -1021,6 +1019,11 @@ def _check_manifest(path: Path, files: Any) -> None:
             "the model."
         )
     for name in ("agent.pt", "adversary.pt"):
+        if not (path / name).is_file():
+            raise CorruptFileError(
+                f"{path / name} is missing: the model folder is incomplete. Copy the whole "
+                "folder again, or re-save the model."
+            )
         if not isinstance(files, dict) or files.get(name) != sha256_file(path / name):
             raise CorruptFileError(
                 f"{path / name} is not the file saved with {path / 'config.json'} (its "
@@ -1066,6 +1069,18 @@ def _json_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             clean[str(k)] = v
         out.append(clean)
     return out
+
+
+def _read_history(hist_path: Path) -> pd.DataFrame:
+    """Read a saved model's ``history.json`` (none: an empty history)."""
+    rows = read_json(hist_path) if hist_path.exists() else []
+    try:
+        return _history_frame(list(rows) if isinstance(rows, list) else [])
+    except (TypeError, ValueError, KeyError) as exc:
+        raise CorruptFileError(
+            f"{hist_path} is not a training history DADI writes ({type(exc).__name__}). "
+            "Delete it (the model loads without it) or re-save the model."
+        ) from exc
 
 
 def _history_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:

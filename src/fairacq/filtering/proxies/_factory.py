@@ -119,6 +119,11 @@ def fit_proxy(
     UnreachableTargetWarning
         When the proxy cannot reach the balance target.
     """
+    if not isinstance(data, FairDataset):
+        raise InvalidDataError(
+            f"fit_proxy: data must be a FairDataset, got {type(data).__name__}. Build one with "
+            "fairacq.FairDataset(X, y, sensitive), or fit a raw table with fit_table_proxy."
+        )
     fitted = make_proxy(proxy, alpha=alpha, gamma=gamma, model=model, random_state=random_state)
     if sensitive is None or len(sensitive) <= 1:
         # The groups' names, not their codes: candidates are evaluated by name.

@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 
 from fairacq.exceptions import CorruptFileError
 
-__all__ = ["LinearRule", "RandomizedTreeRule", "TreeRule", "rule_from_dict"]
+__all__ = ["LinearRule", "RandomizedTreeRule", "TreeRule", "check_rule", "rule_from_dict"]
 
 
 @dataclass(frozen=True)
@@ -233,3 +233,88 @@ def _simple_rule(data: dict[str, Any]) -> LinearRule | TreeRule:
     if isinstance(rule, RandomizedTreeRule):
         raise CorruptFileError("proxy rule: a randomized tree cannot nest in another one.")
     return rule
+
+
+def check_rule(rule: Any, n_features: int, n_values: int) -> None:
+    """Refuse a loaded rule that cannot run on ``n_features`` columns (a tampered file).
+
+    ``n_values`` bounds the values the rule may return (proxy values, or 2 for the binary
+    rules inside a randomized tree). A tree's children must come after their node, as
+    every tree fairacq writes has them, so no tampered tree can loop.
+
+    Raises
+    ------
+    CorruptFileError
+        Naming what is wrong.
+    """
+    problem = _rule_problem(rule, n_features, n_values)
+    if problem:
+        raise CorruptFileError(f"proxy rule: {problem}. Re-save the proxy.")
+
+
+def _outputs_problem(outputs: NDArray[np.int64], n_values: int) -> str:
+    if outputs.size and (outputs.min() < 0 or outputs.max() >= n_values):
+        return f"outputs must lie in [0, {n_values}), the file holds {outputs.tolist()[:4]}..."
+    return ""
+
+
+def _children_problem(first: NDArray[np.int64], second: NDArray[np.int64], inner: Any) -> str:
+    ids = np.arange(first.shape[0])
+    for child in (first, second):
+        if np.any(inner & ((child <= ids) | (child >= first.shape[0]))):
+            return "a node's children must be later nodes of the tree"
+    return ""
+
+
+def _rule_problem(rule: Any, d: int, n_values: int) -> str:
+    if isinstance(rule, LinearRule):
+        return _linear_problem(rule, d, n_values)
+    if isinstance(rule, TreeRule):
+        return _tree_problem(rule, d, n_values)
+    if isinstance(rule, RandomizedTreeRule):
+        return _randomized_problem(rule, d, n_values)
+    return f"unknown rule {type(rule).__name__}"
+
+
+def _linear_problem(rule: LinearRule, d: int, n_values: int) -> str:
+    c = rule.coef.shape[0]
+    if rule.coef.ndim != 2 or rule.coef.shape[1] != d or rule.intercept.shape != (c,):
+        return f"the linear rule's coefficients do not fit {d} features"
+    if rule.outputs.shape != (max(c, 2),):
+        return "the linear rule needs one output per class"
+    if not (np.isfinite(rule.coef).all() and np.isfinite(rule.intercept).all()):
+        return "the linear rule's coefficients must be finite"
+    return _outputs_problem(rule.outputs, n_values)
+
+
+def _tree_problem(rule: TreeRule, d: int, n_values: int) -> str:
+    arrays = (rule.left, rule.right, rule.feature, rule.threshold, rule.outputs)
+    m = rule.left.shape[0]
+    if m == 0 or any(a.shape != (m,) for a in arrays):
+        return "the tree's arrays must have one entry per node"
+    inner = rule.left >= 0
+    if np.any(inner & ((rule.feature < 0) | (rule.feature >= d))):
+        return f"the tree tests features outside the {d} it was fitted on"
+    if np.isnan(rule.threshold[inner]).any():
+        return "the tree's thresholds must be numbers"
+    return _children_problem(rule.left, rule.right, inner) or _outputs_problem(
+        rule.outputs[~inner], n_values
+    )
+
+
+def _randomized_problem(rule: RandomizedTreeRule, d: int, n_values: int) -> str:
+    m = rule.leaf_index.shape[0]
+    if m == 0 or rule.one.shape != (m,) or rule.zero.shape != (m,) or len(rule.rules) != m:
+        return "the randomized tree's arrays must have one entry per node"
+    if len(rule.probs) != m:
+        return "the randomized tree needs rule probabilities for every node"
+    inner = rule.leaf_index < 0
+    if sorted(rule.leaf_index[~inner].tolist()) != list(range(n_values)):
+        return f"the randomized tree's leaves must be the {n_values} proxy values"
+    for node, (rules, probs) in enumerate(zip(rule.rules, rule.probs, strict=True)):
+        if probs.shape != (len(rules),) or not np.all(np.isfinite(probs) & (probs >= 0)):
+            return f"node {node}'s rule probabilities must be one number >= 0 per rule"
+        problem = next((p for r in rules if (p := _rule_problem(r, d, 2))), "")
+        if problem:
+            return problem
+    return _children_problem(rule.one, rule.zero, inner)

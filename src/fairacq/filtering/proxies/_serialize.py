@@ -23,7 +23,7 @@ from fairacq.data._encoder import TableEncoder
 from fairacq.exceptions import CorruptFileError, InvalidDataError
 from fairacq.filtering._membership import GroupClasses
 from fairacq.filtering.proxies._proxies import FittedProxy
-from fairacq.filtering.proxies._rules import rule_from_dict
+from fairacq.filtering.proxies._rules import check_rule, rule_from_dict
 from fairacq.filtering.proxies._table import TableProxy
 
 __all__ = ["load_proxy", "proxy_from_dict", "proxy_to_dict", "save_proxy"]
@@ -141,6 +141,7 @@ def proxy_from_dict(data: dict[str, Any]) -> FittedProxy | TableProxy:
             "columns of A. Re-save the proxy."
         )
     _check_values(fitted)
+    check_rule(fitted.rule, len(fitted.feature_names), fitted.A.shape[0])
     if data.get("table") is not None:
         return _table_from_dict(fitted, data["table"])
     return fitted

@@ -776,6 +776,11 @@ def _read_table(path: Path, sep: str) -> pd.DataFrame:
         ) from None
     except (pd.errors.ParserError, OSError) as exc:
         raise CorruptFileError(f"Cannot read {path}: {str(exc).strip()}") from exc
+    if table.apply(lambda col: col.str.contains("\x00", regex=False)).to_numpy().any():
+        raise CorruptFileError(
+            f"{path} holds NUL bytes, so it is a binary file; data files are tab-separated "
+            "text: the arguments, then an optional truth value."
+        )
     stripped: pd.DataFrame = table.apply(lambda col: col.str.strip())
     while stripped.shape[1] > 1 and (stripped.iloc[:, -1] == "").all():
         stripped = stripped.iloc[:, :-1]  # a trailing separator on every line

@@ -11,6 +11,7 @@ summation variables ``+X`` and filter clauses ``{X: formula}``.
 
 from __future__ import annotations
 
+import itertools
 from typing import Literal as TypingLiteral
 from typing import cast
 
@@ -44,6 +45,9 @@ __all__ = ["parse_rule", "parse_rules"]
 #: Deepest nesting of brackets a rule may use: the parser recurses once per level, and no
 #: real rule comes near this (PSL's own rules nest two or three deep).
 MAX_NESTING = 64
+#: Most atoms one rule may hold: grounding time grows with the square of a rule's length
+#: (500 atoms ground in about a second), and real rules hold a handful.
+MAX_ATOMS = 500
 _OPENING, _CLOSING = ("(", "[", "{"), (")", "]", "}")
 
 _RELATIONS = ("<=", ">=", "=")
@@ -65,6 +69,7 @@ class _Parser:
         self.source = source
         self.tokens = tokenize(source)
         _check_nesting(source, self.tokens)
+        _check_size(source, self.tokens)
         self.i = 0
         self.arithmetic = any(t.kind == "op" and t.text in _RELATIONS for t in self.tokens)
 
@@ -462,6 +467,21 @@ class _Parser:
             self.expect(")", "')' to close the parenthesis")
             return inner
         return self.literal_or_comparison()
+
+
+def _check_size(source: str, tokens: list[Token]) -> None:
+    """Refuse a rule of more than :data:`MAX_ATOMS` atoms before it is parsed and grounded."""
+    atoms = [
+        tok for prev, tok in itertools.pairwise(tokens)
+        if tok.kind == "op" and tok.text == "(" and prev.kind == "ident"
+    ]  # fmt: skip
+    if len(atoms) > MAX_ATOMS:
+        raise syntax_error(
+            source[:60] + " ...",
+            atoms[0].pos,
+            f"the rule holds {len(atoms)} atoms, more than {MAX_ATOMS} (grounding time grows "
+            "with the square of a rule's length); split it into shorter rules",
+        )
 
 
 def _check_nesting(source: str, tokens: list[Token]) -> None:
