@@ -48,7 +48,10 @@ CLI_CASES: list[tuple[list[str], Fragments]] = [
         ("afile.txt is a file", "pass a folder"),
     ),
     (["fetch", "give-me-some-credit", "--data-dir", "{files}/afile.txt"], ("is a file",)),
-    (["fetch", "give-me-some-credit", "--data-dir", "{tmp}"], ("cannot be downloaded",)),
+    (
+        ["fetch", "give-me-some-credit", "--data-dir", "{tmp}"],
+        ("cannot be fetched", "cs-training.csv"),
+    ),
     (["list", "--json", "extra"], ("extra",)),
     (["info", "acs_income"], ("'acs_income'", "Did you mean 'acs-income'?")),
     (["info", "german "], ("Unknown dataset 'german '",)),

@@ -75,7 +75,7 @@ CLI_CASES: list[tuple[dict[str, Any], Fragments]] = [
     ({"--budget": "0%"}, ("'0%' is not a percentage", "(0%, 100%]")),
     ({"--budget": "10000000"}, ("larger than the 112 rows", "--budget 112 or less")),
     ({"--method": "aoptt"}, ("'aoptt'", "Did you mean 'aopt'?")),
-    ({"--method": "AOPT"}, ("'AOPT'", "Known: aopt, aopt-plus")),
+    ({"--method": "AOPT"}, ("'AOPT'", "Known: abernethy-greedy, aopt, aopt-plus")),
     ({"--model": "lrr"}, ("Unknown learner 'lrr'", "Did you mean 'lr'?")),
     ({"--model": "os:getcwd"}, ("not a class",)),
     ({"--model": "sklearn.linear_model"}, ("Unknown learner 'sklearn.linear_model'",)),

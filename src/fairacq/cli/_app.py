@@ -11,6 +11,7 @@ from fairacq.cli._datasets import datasets_app
 from fairacq.cli._demo import demo_cmd
 from fairacq.cli._features import features_app
 from fairacq.cli._filter import filter_app
+from fairacq.cli._group import OneLineErrorsGroup
 from fairacq.cli._metrics import metrics_cmd
 from fairacq.cli._relational import relational_app
 from fairacq.cli._reproduce import reproduce_cmd
@@ -19,6 +20,7 @@ from fairacq.cli._sample import sample_cmd
 __all__ = ["app", "main"]
 
 app = typer.Typer(
+    cls=OneLineErrorsGroup,
     name="fairacq",
     help="Fairness-aware data and information acquisition: which rows, groups, features, "
     "candidates and rules to collect next.",
