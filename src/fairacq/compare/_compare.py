@@ -38,16 +38,15 @@ def _size(value: int | str, total: float, what: str) -> int:
 
 def _settings(target: Target, learner: Any, budget: int, batch: int | str) -> Settings:
     metrics = tuple(dict.fromkeys([*DEFAULT_METRICS, "worst_group_accuracy", target.metric]))
-    steer, tau = "demographic_parity_diff_abs", 0.0
-    if target.lower_is_better:  # the methods push the target's gap down and stop at it
-        steer, tau = target.metric, target.value
+    # the methods push the target's gap down (a lower bound such as worst>=0.7: the DP gap)
+    steer = target.metric if target.lower_is_better else "demographic_parity_diff_abs"
     return Settings(
         learner=learner,
         budget=budget,
         batch=_size(batch, budget, "--batch"),
         metrics=metrics,
         steer=steer,
-        tau=tau,
+        target=target,
     )
 
 
@@ -154,7 +153,7 @@ def compare_strategies(
         "question": question, "budget": str(budget), "batch": str(batch), "target": str(goal),
         "model": describe_learner(learner), "seeds": n_seeds, "seed": random_state,
         "methods": list(methods) if methods else None, "cost": costs is not None,
-        "metrics": list(settings.metrics), "steer": settings.steer, "tau": settings.tau,
+        "metrics": list(settings.metrics), "steer": settings.steer,
         "cost_model": settings.cost_model, "test_fraction": test_fraction,
         "fractions": list(ROWS_FRACTIONS) if question == "rows" else None,
     }  # fmt: skip

@@ -16,10 +16,10 @@ _INTRO = {
     "rows": (
         "Each seed splits your table (stratified on group and label) into a small initial "
         "training part, a pool, validation and test rows. Every acquisition method buys pool "
-        "rows up to the budget (steered on the validation rows; a row is paid once its label "
-        "is looked at); the mitigation comparators retrain on the initial rows (cost 0) and on "
-        "the initial rows plus those Random bought. All are scored on the test rows, which no "
-        "strategy sees."
+        "rows up to the whole budget (steered on the validation rows; a row is paid once its "
+        "label is looked at); the mitigation comparators retrain on the initial rows (cost 0) "
+        "and on the initial rows plus those Random bought. All are scored on the test rows, "
+        "which no strategy sees."
     ),
     "groups": (
         "Each seed splits your table into rows to draw from and test rows. Each sampler says "
@@ -110,16 +110,18 @@ def _table(result: CompareResult) -> str:
         row = {
             "strategy": r["method"],
             "kind": r["kind"],
-            "cost": f"{r['cost']:.0f}",
-            "accuracy": f"{r['accuracy']:.3f} ± {r['accuracy_std']:.3f}",
-            "loss": f"{r['accuracy_loss'] * 100:+.1f}",
-            metric: f"{r[metric]:.3f} ± {r[f'{metric}_std']:.3f}",
+            "cost": _num(r["cost"], ".0f"),
+            "accuracy": f"{_num(r['accuracy'])} ± {_num(r['accuracy_std'])}",
+            "loss": _num(r["accuracy_loss"] * 100, "+.1f"),
+            metric: f"{_num(r[metric])} ± {_num(r[f'{metric}_std'])}",
             "met": f"{r['met_seeds']}/{r['seeds']}",
             "reached": "yes" if r["reached"] else "no",
         }
+        if "first_met_cost" in r:
+            row["first met"] = _num(r["first_met_cost"], ".0f")
         for extra in result.metrics:
             if extra not in ("accuracy", metric):
-                row[extra] = f"{r[extra]:.3f}"
+                row[extra] = _num(r[extra])
         if "allocation" in r:
             row["allocation"] = ", ".join(f"{g} {n:.0f}" for g, n in r["allocation"].items())
         rows.append(row)
@@ -128,8 +130,15 @@ def _table(result: CompareResult) -> str:
         "loss": f"accuracy points lost vs {result.baseline}",
         metric: f"{_label(metric)} (target {result.target.op} {result.target.value:g})",
         "met": "seeds meeting target",
+        "first met": f"test curve first met target at ({result.unit})",
     }
-    return html_table(rows, headers=headers)
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+    return html_table(rows, columns, headers=headers)
+
+
+def _num(value: float, form: str = ".3f") -> str:
+    """``value`` formatted, or a dash for NaN (never met, undefined for a group)."""
+    return "—" if value != value else format(value, form)
 
 
 def _list(title: str, items: list[str]) -> str:

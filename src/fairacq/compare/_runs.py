@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from fairacq.compare._target import Target
 from fairacq.exceptions import FairacqError
 
 __all__ = ["RunLog", "Settings"]
@@ -31,9 +32,11 @@ class Settings:
     metrics : tuple of str
         Metrics measured on the test rows.
     steer : str
-        The metric the acquisition methods push down.
-    tau : float
-        Their early stop on the validation rows (the target when it bounds ``steer``).
+        The metric the acquisition methods push down (on the validation rows). They spend
+        the whole budget: an early stop on a few validation rows would stop a run at step 0
+        whenever their gap happens to be within the target, whatever the test rows say.
+    target : Target
+        The bound checked on the test rows.
     cost_model : str
         ``"evaluated"``: every pool row whose label a method looked at is paid.
     """
@@ -43,7 +46,7 @@ class Settings:
     batch: int
     metrics: tuple[str, ...]
     steer: str
-    tau: float
+    target: Target
     cost_model: str = "evaluated"
 
 

@@ -59,8 +59,10 @@ def strategy_table(
         In the order strategies first appear: ``method``, ``kind``, ``seeds``, ``cost`` and
         ``cost_std``, ``<metric>`` and ``<metric>_std`` for each metric, ``met_seeds``
         (seeds meeting the target), ``reached`` (the mean meets it), ``shortfall``,
-        ``accuracy_loss`` (mean baseline accuracy minus this one's, in [0, 1]) and
-        ``allocation`` (samplers: mean samples per group).
+        ``accuracy_loss`` (mean baseline accuracy minus this one's, in [0, 1]),
+        ``seconds``, ``first_met_cost`` (acquisition methods: the mean cost at which the test
+        curve first met the target, over the seeds where it did) and ``allocation``
+        (samplers: mean samples per group).
     """
     base = {int(r["seed"]): float(r["accuracy"]) for r in records if r["method"] == baseline}
     out = []
@@ -75,6 +77,8 @@ def strategy_table(
         row["shortfall"] = target.shortfall(row[target.metric])
         row["accuracy_loss"], _ = _stats(_losses(mine, base))
         row["seconds"], _ = _stats([float(r.get("seconds", float("nan"))) for r in mine])
+        if "first_met_cost" in mine[0]:
+            row["first_met_cost"], _ = _stats([float(r["first_met_cost"]) for r in mine])
         allocation = _allocation(mine)
         if allocation is not None:
             row["allocation"] = allocation
