@@ -10,7 +10,7 @@ import pytest
 from fairacq import Trace
 from fairacq.compare import compare_strategies, make_plan, write_compare_report
 from fairacq.data import load_toy
-from fairacq.exceptions import InvalidParameterError, UnknownNameError
+from fairacq.exceptions import FairacqError, InvalidParameterError, UnknownNameError
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
@@ -115,6 +115,8 @@ def test_bad_requests_are_refused():
         compare_strategies(toy, "groups", costs=np.ones(len(toy)))
     with pytest.raises(InvalidParameterError, match="seeds"):
         compare_strategies(toy, "rows", n_seeds=0)
+    with pytest.raises(FairacqError, match=r"No strategy ran to the end.*larger than"):
+        compare_strategies(toy, "groups", budget="90%", n_seeds=1, methods=["aopt"])
 
 
 def test_trace_renders_in_jupyter():

@@ -170,10 +170,12 @@ def compare_cmd(
         from fairacq.compare import write_compare_report
 
         summary = write_compare_report(result, out, command=command)
-    if result.failures or result.notes:
+    for failure in result.failures:
+        err_console.print(f"warning: a run failed: {failure}", markup=False)
+    if result.notes:
         err_console.print(
-            f"note: {len(result.failures)} run(s) failed and {len(result.notes)} warning(s) "
-            f"were raised inside the runs; see {out}/report.html.",
+            f"note: {len(result.notes)} warning(s) were raised inside the runs; see "
+            f"{out}/report.html.",
             markup=False,
         )
     if as_json:

@@ -19,7 +19,7 @@ from fairacq.compare._rows import NO_ACTION, rows_parts, run_rows_seed
 from fairacq.compare._runs import RunLog, Settings
 from fairacq.compare._target import Target, parse_target
 from fairacq.data import FairDataset
-from fairacq.exceptions import BudgetError, InvalidParameterError
+from fairacq.exceptions import BudgetError, FairacqError, InvalidParameterError
 from fairacq.models import DEFAULT_METRICS, describe_learner
 from fairacq.sampling import resolve_budget
 
@@ -123,6 +123,9 @@ def compare_strategies(
         For a bad question, target, method, size or seed count.
     InvalidDataError
         For a table too small to split with every group in each part.
+    FairacqError
+        When every run failed (e.g. a budget above the rows there are), naming the first
+        failure. A run that fails while others succeed is listed in ``failures`` instead.
 
     Examples
     --------
@@ -147,6 +150,8 @@ def compare_strategies(
         _run_seed(job, seed, index, log, traces)
         for index, seed in enumerate(spawn_seeds(random_state, n_seeds))
     ]
+    if not log.records:
+        raise FairacqError(f"No strategy ran to the end. The first failure: {log.failures[0]}")
     settings = _settings(goal, learner, budgets[0], batch)
     unit = "samples" if question == "groups" else "rows" if costs is None else "cost units"
     config = {
