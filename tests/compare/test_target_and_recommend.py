@@ -69,9 +69,16 @@ def test_the_cheapest_strategy_reaching_the_target_is_recommended():
 
 
 def test_no_action_already_meeting_the_target_says_so():
-    rec = _recommend([_row("no action", 0, 0.01, 0.0), _row("random", 50, 0.02, 0.0)])
+    rec = _recommend(
+        [
+            _row("no action", 0, 0.04, 0.0),
+            _row("reweighing", 0, 0.03, -0.001),
+            _row("datasift", 50, 0.02, -0.01),
+        ]
+    )
     assert rec.method == "no action"
     assert "already meets" in rec.text
+    assert "If accuracy matters more: datasift" in rec.text
 
 
 def test_none_reaching_the_target_names_the_closest_honestly():

@@ -95,7 +95,8 @@ def recommend(
         value = float(r["accuracy_loss"])
         return math.inf if math.isnan(value) else value
 
-    cheapest = min(reached, key=lambda r: (r["cost"], loss(r)))
+    # at equal cost, doing nothing comes first: a change must earn its place
+    cheapest = min(reached, key=lambda r: (r["cost"], r["method"] != baseline, loss(r)))
     text = (
         f"Recommended: {cheapest['method']}. It reached {target} on the test rows at the "
         f"least cost: {_describe(cheapest, target, unit, baseline)}."
