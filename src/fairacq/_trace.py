@@ -37,6 +37,8 @@ _VOLATILE_META = frozenset(
 #: Sidecar key holding the Parquet file's checksum and step count (not part of ``meta``).
 _PAIR_KEY = "trace_file"
 _PACKAGES = ("numpy", "scipy", "pandas", "scikit-learn", "torch", "cvxpy")
+#: Rows of a trace shown in Jupyter (the last ones).
+_HTML_ROWS = 8
 
 
 class Trace:
@@ -135,6 +137,21 @@ class Trace:
         for m in self.metrics:
             out[m] = float(self._steps[m].iloc[-1]) if len(self) else float("nan")
         return out
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: method, seed, steps and final cost, then the last rows."""
+        import html
+
+        seed = self._meta.get("seed")
+        cost = float(self._steps["cost"].iloc[-1]) if len(self) else 0.0
+        head = (
+            f"Trace of <b>{html.escape(self.method)}</b>: seed {html.escape(str(seed))}, "
+            f"{len(self)} steps, final cost {cost:g}"
+        )
+        shown = self._steps.tail(_HTML_ROWS)
+        if len(self) > len(shown):
+            head += f" (last {len(shown)} rows)"
+        return f"<div><p>{head}</p>{_html_rows(shown)}</div>"
 
     def _check_column(self, column: str) -> None:
         if column not in self._steps.columns:
@@ -359,6 +376,31 @@ def _check_pair(parquet: Path, sidecar: Path, pair: Any, n_steps: int) -> None:
             f"{recorded} steps) do not belong together: one was replaced or a save was cut "
             "short. Restore both files from the same run, or re-run it."
         )
+
+
+def _html_cell(value: Any) -> str:
+    """Return a trace cell as escaped text: 4 significant digits, long lists cut short."""
+    import html
+
+    if isinstance(value, (float, np.floating)):
+        text = f"{float(value):.4g}"
+    elif isinstance(value, (list, tuple, np.ndarray)) and len(value) > 6:
+        text = f"[{', '.join(map(str, list(value)[:5]))}, ... ({len(value)} items)]"
+    else:
+        text = str(value)
+    return html.escape(text)
+
+
+def _html_rows(frame: pd.DataFrame) -> str:
+    """``frame`` as a small HTML table (headers and cells escaped)."""
+    import html
+
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{_html_cell(v)}</td>" for v in row) + "</tr>"
+        for row in frame.itertuples(index=False, name=None)
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _base_path(path: str | os.PathLike[str]) -> Path:

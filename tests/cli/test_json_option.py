@@ -38,7 +38,7 @@ NAMES = [" ".join(words) for words, _ in COMMANDS]
 
 def test_the_walk_finds_every_command() -> None:
     assert set(NAMES) >= {
-        "audit", "acquire", "sample", "reproduce", "demo", "metrics",
+        "audit", "acquire", "sample", "compare", "reproduce", "demo", "metrics",
         "datasets list", "datasets describe", "datasets fetch",
         "filter fit", "filter apply", "features train", "features acquire",
         "relational infer", "relational learn", "relational example",

@@ -320,3 +320,25 @@ def test_stratified_partition_many_parts(strata, k, seed):
     parts = _stratified_partition(arr, sizes, rng)
     assert [len(p) for p in parts] == sizes
     assert len(np.unique(np.concatenate(parts))) == len(arr)
+
+
+def test_split_parts_is_stratified_with_exact_sizes_and_names():
+    from fairacq.data import load_toy, split_parts
+
+    toy = load_toy(400)
+    parts, index = split_parts(toy, [0.2, 0.4, 0.2, 0.2], names="abcd", random_state=0)
+    assert [len(p) for p in parts] == [80, 160, 80, 80]
+    assert sorted(index) == ["a", "b", "c", "d"]
+    everything = np.sort(np.concatenate(list(index.values())))
+    np.testing.assert_array_equal(everything, np.arange(400))
+    for part in parts:
+        assert abs(part.y.mean() - toy.y.mean()) < 0.02
+
+
+@pytest.mark.parametrize("fractions", [[1.0], [0.5, 0.6], [0.5, 0.5, 0.0]])
+def test_split_parts_refuses_bad_fractions(fractions):
+    from fairacq.data import load_toy, split_parts
+    from fairacq.exceptions import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match="fractions"):
+        split_parts(load_toy(100), fractions)

@@ -58,7 +58,12 @@ from fairacq.acquisition._partition import (
 from fairacq.acquisition._pool_files import read_pool
 from fairacq.acquisition._pool_source import InMemoryPool, PoolSource, as_pool_source
 from fairacq.acquisition._random_acquirer import RandomAcquirer
-from fairacq.acquisition._registry import acquire, available_acquirers, make_acquirer
+from fairacq.acquisition._registry import (
+    acquire,
+    acquirer_needs_gradients,
+    available_acquirers,
+    make_acquirer,
+)
 from fairacq.acquisition._rewards import REWARD_KINDS, reward_per_cost, share_reward
 from fairacq.acquisition._state import AcquisitionState, Proposal
 from fairacq.acquisition._valuation_scores import pool_improvement_scores, surrogate_for
@@ -91,6 +96,7 @@ __all__ = [
     "UCBPolicy",
     "acquire",
     "acquired_rows",
+    "acquirer_needs_gradients",
     "acquisition_steps",
     "as_pool_source",
     "available_acquirers",

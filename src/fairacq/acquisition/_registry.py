@@ -17,7 +17,7 @@ from fairacq.acquisition._pool_source import PoolSource
 from fairacq.acquisition._random_acquirer import RandomAcquirer
 from fairacq.data import FairDataset
 
-__all__ = ["acquire", "available_acquirers", "make_acquirer"]
+__all__ = ["acquire", "acquirer_needs_gradients", "available_acquirers", "make_acquirer"]
 
 _ACQUIRERS: dict[str, type[Acquirer]] = {
     "random": RandomAcquirer,
@@ -42,6 +42,29 @@ def available_acquirers() -> list[str]:
     return sorted(_ACQUIRERS)
 
 
+def acquirer_needs_gradients(method: str) -> bool:
+    """Whether ``method`` computes influence, so needs a model with gradients.
+
+    A model without them (:func:`fairacq.valuation.has_gradients` is False: a forest,
+    boosting) cannot serve such a method; a comparison of every method skips it.
+
+    Examples
+    --------
+    >>> [m for m in available_acquirers() if acquirer_needs_gradients(m)]
+    ['datasift-inf', 'inf']
+    """
+    return bool(_class_of(method)._needs_gradients)
+
+
+def _class_of(method: str) -> type[Acquirer]:
+    try:
+        return _ACQUIRERS[method]
+    except KeyError:
+        raise did_you_mean(
+            "acquisition method", method, _ACQUIRERS, "fairacq.acquisition.available_acquirers()"
+        ) from None
+
+
 def make_acquirer(method: str, **params: Any) -> Acquirer:
     """Build the acquirer registered as ``method`` with hyper-parameters ``params``.
 
@@ -53,12 +76,7 @@ def make_acquirer(method: str, **params: Any) -> Acquirer:
     UnknownNameError
         With the closest name.
     """
-    try:
-        cls = _ACQUIRERS[method]
-    except KeyError:
-        raise did_you_mean(
-            "acquisition method", method, _ACQUIRERS, "fairacq.acquisition.available_acquirers()"
-        ) from None
+    cls = _class_of(method)
     accepted = cls._get_param_names()
     return cls(**{k: v for k, v in params.items() if k in accepted})
 

@@ -7,6 +7,7 @@ import typer
 from fairacq._version import __version__
 from fairacq.cli._acquire import acquire_cmd
 from fairacq.cli._audit import audit_cmd
+from fairacq.cli._compare import compare_cmd
 from fairacq.cli._datasets import datasets_app
 from fairacq.cli._demo import demo_cmd
 from fairacq.cli._features import features_app
@@ -35,6 +36,7 @@ app.add_typer(relational_app, name="relational")
 app.command("audit")(audit_cmd)
 app.command("acquire")(acquire_cmd)
 app.command("sample")(sample_cmd)
+app.command("compare")(compare_cmd)
 app.command("reproduce")(reproduce_cmd)
 app.command("demo")(demo_cmd)
 app.command("metrics")(metrics_cmd)

@@ -74,6 +74,7 @@ if TYPE_CHECKING:
         split_dadi,
         split_datasift,
         split_filtering,
+        split_parts,
         split_train_val_test,
     )
 
@@ -122,6 +123,7 @@ __all__ = [
     "split_dadi",
     "split_datasift",
     "split_filtering",
+    "split_parts",
     "split_train_val_test",
     "splits",
     "standardize",
@@ -173,6 +175,7 @@ _LAZY = {
     "split_dadi": "fairacq.data.splits",
     "split_datasift": "fairacq.data.splits",
     "split_filtering": "fairacq.data.splits",
+    "split_parts": "fairacq.data.splits",
     "split_train_val_test": "fairacq.data.splits",
     "splits": "fairacq.data.splits",
     "standardize": "fairacq.data._transform",

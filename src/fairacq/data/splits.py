@@ -28,6 +28,7 @@ __all__ = [
     "split_dadi",
     "split_datasift",
     "split_filtering",
+    "split_parts",
     "split_train_val_test",
 ]
 
@@ -503,6 +504,67 @@ def split_train_val_test(
     return TrainValTestSplit(
         train, val, test, {"train": parts[0], "validation": parts[1], "test": parts[2]}
     )
+
+
+def split_parts(
+    dataset: FairDataset,
+    fractions: Sequence[float],
+    *,
+    names: Sequence[str] | None = None,
+    random_state: Any = None,
+) -> tuple[list[FairDataset], dict[str, IntArray]]:
+    """Split a table into any number of parts of given shares, stratified, every group in each.
+
+    The same stratified split as :func:`split_train_val_test` (exact part sizes, every
+    (group, label) cell spread over the parts in proportion), for as many parts as
+    ``fractions`` lists, e.g. the initial, pool, validation and test parts of a back-test.
+
+    Parameters
+    ----------
+    dataset : FairDataset
+        The whole table.
+    fractions : sequence of float
+        Two or more positive shares summing to 1.
+    names : sequence of str or None, default=None
+        The parts' names in errors and in the returned indices (default ``part0, part1...``).
+    random_state : int, numpy.random.Generator or None, default=None
+        Controls which rows go where.
+
+    Returns
+    -------
+    (list of FairDataset, dict of str to ndarray)
+        The parts, and the positional indices of each part in ``dataset`` by name.
+
+    Raises
+    ------
+    InvalidParameterError
+        On fewer than two shares, a share that is not positive or shares not summing to 1.
+    InvalidDataError
+        If a part would miss a group (too few rows).
+
+    Examples
+    --------
+    >>> from fairacq.data import load_toy
+    >>> parts, _ = split_parts(load_toy(100), [0.2, 0.4, 0.2, 0.2], random_state=0)
+    >>> [len(p) for p in parts]
+    [20, 40, 20, 20]
+    """
+    where = "split_parts"
+    shares = np.asarray(list(fractions), dtype=np.float64)
+    if shares.ndim != 1 or len(shares) < 2 or (shares <= 0).any():
+        raise InvalidParameterError(
+            f"{where}: fractions must be two or more positive shares, got {list(fractions)}."
+        )
+    if not np.isclose(shares.sum(), 1.0):
+        raise InvalidParameterError(f"{where}: fractions must sum to 1, got {list(fractions)}.")
+    labels = list(names) if names is not None else [f"part{i}" for i in range(len(shares))]
+    if len(labels) != len(shares):
+        raise InvalidParameterError(f"{where}: {len(labels)} names for {len(shares)} parts.")
+    rng = as_generator(random_state)
+    parts = _stratified_partition(_strata(dataset), _apportion(len(dataset), shares), rng)
+    for rows, part in zip(parts, labels, strict=True):
+        _require_all_groups(where, dataset, rows, part)
+    return [dataset.subset(rows) for rows in parts], dict(zip(labels, parts, strict=True))
 
 
 def _privileged_code(dataset: FairDataset) -> int:

@@ -6,13 +6,24 @@ starts where the learner allows them; :func:`partial_update` updates a fitted on
 only where it has ``partial_fit``. :func:`evaluate` scores a fitted model on a
 :class:`~fairacq.data.FairDataset` with any registered metrics, and :func:`audit` trains a
 baseline on a stratified split and reports its per-group table and fairness metrics.
-:func:`fit_biased_mf` fits a biased matrix factorisation (:class:`BiasedMF`) of ratings by
-alternating least squares.
+:func:`fit_mitigation` fits the "collect nothing" comparators (fairlearn's
+ThresholdOptimizer and ExponentiatedGradient, reweighing) and :func:`evaluate_mitigation`
+scores them the same way. :func:`fit_biased_mf` fits a biased matrix factorisation
+(:class:`BiasedMF`) of ratings by alternating least squares.
 """
 
 from fairacq.models._audit import AuditReport, audit
 from fairacq.models._biased_mf import BiasedMF, fit_biased_mf
 from fairacq.models._evaluate import DEFAULT_METRICS, evaluate, predict_scores
+from fairacq.models._mitigation import (
+    MITIGATIONS,
+    MitigatedModel,
+    evaluate_mitigation,
+    fit_mitigation,
+    mitigation_unavailable,
+    prediction_metrics,
+    reweighing_weights,
+)
 from fairacq.models._partial import partial_update
 from fairacq.models._registry import (
     LearnerSpec,
@@ -25,17 +36,24 @@ from fairacq.models._registry import (
 
 __all__ = [
     "DEFAULT_METRICS",
+    "MITIGATIONS",
     "AuditReport",
     "BiasedMF",
     "LearnerSpec",
+    "MitigatedModel",
     "audit",
     "available_learners",
     "describe_learner",
     "evaluate",
+    "evaluate_mitigation",
     "fit_biased_mf",
+    "fit_mitigation",
     "is_learner",
     "learner_spec",
     "make_learner",
+    "mitigation_unavailable",
     "partial_update",
     "predict_scores",
+    "prediction_metrics",
+    "reweighing_weights",
 ]

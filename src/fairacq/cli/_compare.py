@@ -1,0 +1,215 @@
+"""``fairacq compare``: back-test the strategies of a question on your table; one HTML report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from fairacq.cli._data_options import (
+    CategoricalOpt,
+    CostOpt,
+    DataOpt,
+    DropOpt,
+    ImputeOpt,
+    LabelOpt,
+    ModelOpt,
+    ModelParamOpt,
+    PositiveOpt,
+    SensitiveOpt,
+    model_from_options,
+    read_user_table,
+    table_columns,
+)
+from fairacq.cli._errors import err_console, fail, user_errors
+from fairacq.cli._shutdown import stop_on_signals
+
+__all__ = ["compare_cmd"]
+
+console = Console(highlight=False)
+
+#: The short metric names of --target (as fairacq.compare.METRIC_ALIASES has them).
+_ALIASES = {
+    "dp": "demographic_parity_diff_abs",
+    "eo": "equalized_odds_diff",
+    "eopp": "equal_opportunity_diff",
+    "acc": "accuracy",
+    "worst": "worst_group_accuracy",
+}
+
+QuestionOpt = Annotated[
+    str,
+    typer.Option(
+        "--question",
+        help="rows: which pool rows to buy (acquisition methods, Random, and fixing the model "
+        "instead); groups: how many rows of each group to collect (the samplers).",
+    ),
+]
+BudgetOpt = Annotated[
+    str,
+    typer.Option(
+        "--budget",
+        help="What each strategy may buy: rows (cost units with --cost; samples for groups) "
+        "such as 200, or a share of the simulated pool such as 20%.",
+    ),
+]
+TargetOpt = Annotated[
+    str,
+    typer.Option(
+        "--target",
+        help='The bound to reach on the test rows, e.g. "dp<=0.05", "eo<=0.1", "worst>=0.7".',
+    ),
+]
+MethodsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--methods",
+        help="Only these strategies, comma-separated (default: every registered one that "
+        "works with the model; Random / Uniform always run as the baseline).",
+    ),
+]
+
+
+def _check(data: Path | None, label: str, budget: str, batch: str) -> None:
+    from fairacq.cli._acquire_inputs import parse_size
+
+    if data is None:
+        raise fail("compare needs --data FILE: your labelled table, with --label and --sensitive.")
+    if not label:
+        raise fail("--data needs --label COL naming the outcome column.")
+    parse_size(budget, 1.0, "--budget")  # the form now; the size once the table is split
+    parse_size(batch, 1.0, "--batch")
+
+
+def _print(summary: dict[str, Any], out: Path) -> None:
+    from rich.table import Table
+
+    target = summary["target"]
+    metric = target["metric"]
+    short = {v: k for k, v in _ALIASES.items()}.get(metric, metric)
+    table = Table(
+        title=f"Strategies on the test rows (mean over seeds; target {target['text']})",
+        title_justify="left",
+    )
+    for col in ("strategy", "cost", "accuracy", short, "met"):
+        table.add_column(col, justify="left" if col == "strategy" else "right")
+    for row in summary["rows"]:
+        table.add_row(
+            row["method"],
+            _number(row.get("cost"), ".0f"),
+            _number(row.get("accuracy"), ".3f"),
+            _number(row.get(metric), ".3f"),
+            f"{row['met_seeds']}/{row['seeds']}",
+        )
+    console.print(table)
+    console.print(summary["recommendation"]["text"], markup=False)
+    console.print(f"Wrote {out}/report.html and {out}/summary.json", markup=False)
+
+
+def _number(value: float | None, form: str) -> str:
+    return "—" if value is None else format(value, form)
+
+
+def compare_cmd(
+    data: DataOpt = None,
+    label: LabelOpt = "",
+    positive: PositiveOpt = None,
+    sensitive: SensitiveOpt = None,
+    cost: CostOpt = None,
+    categorical: CategoricalOpt = None,
+    drop: DropOpt = None,
+    impute: ImputeOpt = False,
+    model: ModelOpt = "lr",
+    model_param: ModelParamOpt = None,
+    question: QuestionOpt = "rows",
+    budget: BudgetOpt = "20%",
+    target: TargetOpt = "dp<=0.05",
+    seeds: Annotated[int, typer.Option(help="Seeds (splits and methods redrawn).")] = 3,
+    seed: Annotated[int, typer.Option(help="Root seed.")] = 0,
+    methods: MethodsOpt = None,
+    batch: Annotated[
+        str, typer.Option(help="Rows per acquisition batch, or a share of the budget (10%).")
+    ] = "10%",
+    out: Annotated[Path, typer.Option(help="Output directory.")] = Path("compare"),
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the summary as JSON (only that on stdout).")
+    ] = False,
+) -> None:
+    """Back-test every strategy of a question on your own labelled table; recommend one.
+
+    Simulates acquisition from part of your table, on several seeds. --question rows: a small
+    initial training part (20%), a pool (40%), validation and test rows (20% each); every
+    acquisition method that works with --model, Random, and fixing the model instead
+    (fairlearn's ThresholdOptimizer and ExponentiatedGradient, reweighing) on the rows you
+    have and on those plus Random's. --question groups: every sampler (aopt, uniform,
+    slice-tuner, minimax-fair, ...). Writes report.html (self-contained: the accuracy-fairness
+    front, a table, the recommendation) and summary.json. A back-test on your rows, not a
+    guarantee.
+    """
+    import shlex
+    import sys
+
+    from fairacq._io import check_output_dir
+
+    _check(data, label, budget, batch)
+    assert data is not None
+    learner = model_from_options(model, model_param)
+    columns = table_columns(
+        label, sensitive, cost=cost, categorical=categorical, drop=drop, positive=positive,
+        impute=impute,
+    )  # fmt: skip
+    chosen = [m.strip() for m in methods.split(",") if m.strip()] if methods else None
+    with stop_on_signals(), user_errors():
+        check_output_dir(out, option="--out")
+        table = read_user_table(data, columns)
+        result = _run(table, question, budget, target, learner, seeds, seed, batch, chosen)
+        command = "fairacq " + shlex.join(sys.argv[1:])
+        from fairacq.compare import write_compare_report
+
+        summary = write_compare_report(result, out, command=command)
+    for failure in result.failures:
+        err_console.print(f"warning: a run failed: {failure}", markup=False)
+    if result.notes:
+        err_console.print(
+            f"note: {len(result.notes)} warning(s) were raised inside the runs; see "
+            f"{out}/report.html.",
+            markup=False,
+        )
+    if as_json:
+        typer.echo(json.dumps(summary, indent=2))
+    else:
+        _print(summary, out)
+
+
+def _run(
+    table: Any,
+    question: str,
+    budget: str,
+    target: str,
+    learner: Any,
+    seeds: int,
+    seed: int,
+    batch: str,
+    methods: list[str] | None,
+) -> Any:
+    """Run :func:`fairacq.compare.compare_strategies` with a progress bar of the runs."""
+    from fairacq.cli._progress import progress
+    from fairacq.compare import compare_strategies
+
+    with progress(f"compare ({question})", None, "runs") as bar:
+        return compare_strategies(
+            table.dataset,
+            question,
+            budget=budget,
+            target=target,
+            learner=learner,
+            n_seeds=seeds,
+            random_state=seed,
+            costs=table.costs,
+            batch=batch,
+            methods=methods,
+            progress=lambda done, total: bar.update(done, total=total),
+        )

@@ -1,0 +1,182 @@
+"""The comparison's HTML report: the recommendation, the figures inline, the table, the limits."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from fairacq.compare._target import METRIC_LABELS
+
+#: A :class:`~fairacq.compare.CompareResult` (not imported: the result imports this module).
+CompareResult = Any
+
+__all__ = ["report_body", "report_page"]
+
+_INTRO = {
+    "rows": (
+        "Each seed splits your table (stratified on group and label) into a small initial "
+        "training part, a pool, validation and test rows. Every acquisition method buys pool "
+        "rows up to the whole budget (steered on the validation rows; a row is paid once its "
+        "label is looked at); the mitigation comparators retrain on the initial rows (cost 0) "
+        "and on the initial rows plus those Random bought. All are scored on the test rows, "
+        "which no strategy sees."
+    ),
+    "groups": (
+        "Each seed splits your table into rows to draw from and test rows. Each sampler says "
+        "how many samples of each group to collect (steered on its own validation draws); that "
+        "many rows of each group are then drawn, the model is trained on them and scored on "
+        "the test rows, which no sampler sees."
+    ),
+}
+_LIMITS = (
+    "This is a back-test on your own labelled rows: the pool is simulated from part of your "
+    "table, so new rows are assumed to look like the ones you have. It is not a guarantee for "
+    "data you have not seen; small groups and few test rows make the numbers noisy (see the "
+    "spread over seeds)."
+)
+
+
+def _y_metric(result: CompareResult) -> str:
+    metric = result.target.metric
+    return "demographic_parity_diff_abs" if metric == "accuracy" else metric
+
+
+def _label(metric: str) -> str:
+    return METRIC_LABELS.get(metric, metric.replace("_", " "))
+
+
+def _front_figure(result: CompareResult) -> str:
+    from fairacq.reporting import html_figure, plot_tradeoff
+
+    y = _y_metric(result)
+    points = [
+        {
+            "label": r["method"],
+            "kind": r["kind"],
+            "x": r["accuracy"],
+            "x_std": r["accuracy_std"],
+            "y": r[y],
+            "y_std": r[f"{y}_std"],
+        }
+        for r in result.table
+    ]
+    ax = plot_tradeoff(
+        points,
+        xlabel="accuracy (test rows)",
+        ylabel=f"{_label(y)} (test rows)",
+        target=result.target.value if y == result.target.metric else None,
+        target_label=f"target ({result.target})",
+        title="Accuracy and fairness per strategy (mean ± 1 sd over seeds)",
+    )
+    return html_figure(ax.figure, "Each strategy's mean over seeds, bars one standard deviation.")
+
+
+def _cost_figure(result: CompareResult) -> str:
+    """Rows: the acquisition methods' fairness against cost. Groups: the allocations."""
+    from fairacq.reporting import html_figure, plot_allocations, plot_traces
+
+    if result.question == "groups":
+        allocations = {r["method"]: r["allocation"] for r in result.table if "allocation" in r}
+        ax = plot_allocations(allocations, xlabel="samples (mean over seeds)")
+        return html_figure(ax.figure, "Samples of each group each sampler asked for.")
+    y = _y_metric(result)
+    ax = plot_traces(
+        result.traces,
+        f"test_{y}",
+        reference=result.target.value if y == result.target.metric else None,
+        reference_label="target",
+        xlabel=f"{result.unit} bought",
+        ylabel=f"{_label(y)} (test rows)",
+        title="Acquisition methods: fairness against cost (mean ± 1 sd)",
+    )
+    return html_figure(ax.figure, "Each acquisition method's test gap as it buys rows.")
+
+
+def _figures(result: CompareResult) -> str:
+    parts = []
+    if result.table:
+        parts.append(_front_figure(result))
+    if result.traces or (result.question == "groups" and result.table):
+        parts.append(_cost_figure(result))
+    return "\n".join(parts)
+
+
+def _table(result: CompareResult) -> str:
+    from fairacq.reporting import html_table
+
+    metric = result.target.metric
+    rows: list[dict[str, Any]] = []
+    for r in result.table:
+        row = {
+            "strategy": r["method"],
+            "kind": r["kind"],
+            "cost": _num(r["cost"], ".0f"),
+            "accuracy": f"{_num(r['accuracy'])} ± {_num(r['accuracy_std'])}",
+            "loss": _num(r["accuracy_loss"] * 100, "+.1f"),
+            metric: f"{_num(r[metric])} ± {_num(r[f'{metric}_std'])}",
+            "met": f"{r['met_seeds']}/{r['seeds']}",
+            "reached": "yes" if r["reached"] else "no",
+        }
+        if "first_met_cost" in r:
+            row["first met"] = _num(r["first_met_cost"], ".0f")
+        for extra in result.metrics:
+            if extra not in ("accuracy", metric):
+                row[extra] = _num(r[extra])
+        if "allocation" in r:
+            row["allocation"] = ", ".join(f"{g} {n:.0f}" for g, n in r["allocation"].items())
+        rows.append(row)
+    headers = {m: _label(m) for m in result.metrics} | {
+        "cost": result.unit,
+        "loss": f"accuracy points lost vs {result.baseline}",
+        metric: f"{_label(metric)} (target {result.target.op} {result.target.value:g})",
+        "met": "seeds meeting target",
+        "first met": f"test curve first met target at ({result.unit})",
+    }
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+    return html_table(rows, columns, headers=headers)
+
+
+def _num(value: float, form: str = ".3f") -> str:
+    """``value`` formatted, or a dash for NaN (never met, undefined for a group)."""
+    return "—" if value != value else format(value, form)
+
+
+def _list(title: str, items: list[str]) -> str:
+    if not items:
+        return ""
+    lines = "".join(f"<li>{html.escape(i)}</li>" for i in items)
+    return f"<h2>{html.escape(title)}</h2><ul class='note'>{lines}</ul>"
+
+
+def report_body(result: CompareResult) -> str:
+    """Return the report's body: recommendation, figures, table, skipped, notes, limits."""
+    rec = result.recommendation
+    klass = "recommendation" if rec.reached else "recommendation missed"
+    settings = (
+        f"Question: {result.question}; table {result.dataset}; budget {result.budget:.0f} "
+        f"{result.unit}; target {result.target}; {result.config.get('seeds')} seed(s); model "
+        f"{result.config.get('model')}; {result.elapsed_s:.1f} s."
+    )
+    skipped = [f"{m}: {why}" for m, why in result.plan.skipped.items()]
+    return "\n".join(
+        [
+            f'<p class="{klass}">{html.escape(rec.text)}</p>',
+            f'<p class="note">{html.escape(settings)}</p>',
+            f"<p>{html.escape(_INTRO[result.question])}</p>",
+            _figures(result),
+            "<h2>Strategies</h2>",
+            f'<div class="wide">{_table(result)}</div>',
+            _list("Not run", skipped),
+            _list("Runs that failed", result.failures),
+            _list("Warnings from the runs", result.notes),
+            f"<h2>Limits</h2><p class='note'>{html.escape(_LIMITS)}</p>",
+        ]
+    )
+
+
+def report_page(result: CompareResult) -> str:
+    """Return the whole report as one self-contained HTML page."""
+    from fairacq.reporting import html_page
+
+    title = f"fairacq compare: {result.question} on {result.dataset}"
+    return html_page(title, report_body(result))

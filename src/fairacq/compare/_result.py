@@ -1,0 +1,137 @@
+"""What a comparison returns: every run, the strategies' table, the recommendation."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from fairacq.compare._recommend import Recommendation, recommend
+from fairacq.compare._table import strategy_table
+from fairacq.compare._target import Target
+
+if TYPE_CHECKING:
+    from fairacq._trace import Trace
+    from fairacq.compare._plan import Plan
+
+__all__ = ["CompareResult"]
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with NaN and infinite floats as None (JSON has neither)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+@dataclass(frozen=True)
+class CompareResult:
+    """The back-test of every applicable strategy on a user's own labelled table.
+
+    Attributes
+    ----------
+    question : str
+        ``"rows"`` (which pool rows to buy) or ``"groups"`` (how many rows of each group).
+    target : Target
+        The bound checked on the test rows.
+    records : list of dict
+        One per run (strategy x seed): ``method``, ``kind``, ``seed``, ``cost``,
+        ``seconds``, the metrics on the test rows.
+    plan : Plan
+        The strategies run, and those skipped with the reason.
+    metrics : tuple of str
+        The metrics measured.
+    baseline : str
+        The reference of the accuracy losses (``no action`` for rows, ``uniform`` for groups).
+    unit : str
+        What cost counts.
+    budget : float
+        The budget each strategy had (the first seed's, for a share of a cost column).
+    config : dict
+        The settings, JSON-ready.
+    dataset : str
+        The table's name.
+    failures, notes : list of str
+        Runs that raised; distinct warnings raised inside the runs.
+    traces : dict of str to list of Trace
+        Acquisition methods' traces per seed (rows question).
+    elapsed_s : float
+        Wall time of the comparison.
+    """
+
+    question: str
+    target: Target
+    records: list[dict[str, Any]]
+    plan: Plan
+    metrics: tuple[str, ...]
+    baseline: str
+    unit: str
+    budget: float
+    config: dict[str, Any]
+    dataset: str = "table"
+    failures: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    traces: dict[str, list[Trace]] = field(default_factory=dict)
+    elapsed_s: float = 0.0
+
+    @cached_property
+    def table(self) -> list[dict[str, Any]]:
+        """One row per strategy (see :func:`fairacq.compare.strategy_table`)."""
+        return strategy_table(self.records, self.target, self.metrics, self.baseline)
+
+    @cached_property
+    def recommendation(self) -> Recommendation:
+        """Which strategy reached the target at the least cost, or that none did."""
+        return recommend(
+            self.table, self.target, unit=self.unit, baseline=self.baseline, budget=self.budget
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form (``summary.json`` adds the version and timing to it)."""
+        rec = self.recommendation
+        out: dict[str, Any] = _plain(
+            {
+                "question": self.question,
+                "dataset": self.dataset,
+                "target": {
+                    "text": str(self.target),
+                    "metric": self.target.metric,
+                    "op": self.target.op,
+                    "value": self.target.value,
+                },
+                "recommendation": {
+                    "text": rec.text,
+                    "reached": rec.reached,
+                    "method": rec.method,
+                    "closest": rec.closest,
+                },
+                "baseline": self.baseline,
+                "unit": self.unit,
+                "budget": self.budget,
+                "rows": self.table,
+                "runs": self.records,
+                "skipped": dict(self.plan.skipped),
+                "failures": list(self.failures),
+                "warnings": list(self.notes),
+                "config": self.config,
+                "elapsed_s": round(self.elapsed_s, 3),
+            }
+        )
+        return out
+
+    def to_html(self) -> str:
+        """Return the whole report as one self-contained HTML page (figures inline)."""
+        from fairacq.compare._html import report_page
+
+        return report_page(self)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the recommendation, the figure and the table."""
+        from fairacq.compare._html import report_body
+
+        return f'<div class="fairacq-compare">{report_body(self)}</div>'

@@ -1,0 +1,132 @@
+"""``fairacq compare``: a user's own table back-tested; the HTML report renders in a browser."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from fairacq.cli import app
+from tests.cli.browser_available import CHROMIUM, needs_chromium
+
+runner = CliRunner()
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+
+
+def _run(*args: object):
+    return runner.invoke(app, ["compare", *(str(a) for a in args)])
+
+
+def _table(n: int = 400, seed: int = 0) -> pd.DataFrame:
+    """Applicants: own column names, string features, a string group and a string label."""
+    rng = np.random.default_rng(seed)
+    gender = rng.choice(["woman", "man"], n, p=[0.35, 0.65])
+    years = rng.normal(5, 2, n).round(1)
+    frame = pd.DataFrame(
+        {
+            "applicant_id": [f"a{i}" for i in range(n)],
+            "years_experience": years,
+            "degree": rng.choice(["none", "bachelor", "master"], n),
+            "city": np.where(
+                rng.random(n) < 0.7, np.where(gender == "woman", "Lyon", "Paris"), "Nice"
+            ),
+            "gender": gender,
+            "fee": rng.uniform(1, 3, n).round(2),
+        }
+    )
+    score = years - 5 + np.where(gender == "woman", -1.0, 0.5) + rng.normal(0, 1, n)
+    frame["decision"] = np.where(score > 0, "offer", "decline")
+    return frame
+
+
+@pytest.fixture(scope="module")
+def table_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("compare") / "applicants.csv"
+    _table().to_csv(path, index=False)
+    return path
+
+
+ROLES = ("--label", "decision", "--positive", "offer", "--sensitive", "gender", "--drop",
+         "applicant_id,fee")  # fmt: skip
+
+
+@needs_chromium
+def test_rows_report_renders_every_figure_in_a_browser(table_csv, tmp_path):
+    assert CHROMIUM is not None, "Chromium is needed to check the report renders (CI=true)"
+    out = tmp_path / "report"
+    result = _run(
+        "--data", table_csv, *ROLES, "--question", "rows", "--budget", "15%", "--seeds", 2,
+        "--target", "dp<=0.05", "--out", out, "--json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["recommendation"]["text"]
+    assert {r["method"] for r in summary["rows"]} >= {"no action", "random", "threshold-dp"}
+    dom = subprocess.run(
+        [
+            CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+            "--virtual-time-budget=10000", "--dump-dom", (out / "report.html").as_uri(),
+        ],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout  # fmt: skip
+    match = re.search(r'<body[^>]*data-figures="(\d+)/(\d+)"', dom)
+    assert match is not None, dom[:500]
+    loaded, total = map(int, match.groups())
+    assert total > 0
+    assert loaded == total
+
+
+def test_groups_prints_the_table_and_the_recommendation(table_csv, tmp_path):
+    out = tmp_path / "groups"
+    result = _run(
+        "--data", table_csv, *ROLES, "--question", "groups", "--budget", 80, "--seeds", 1,
+        "--methods", "aopt,minimax-fair", "--target", "eo<=0.2", "--out", out,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    for name in ("aopt", "minimax-fair", "uniform"):
+        assert name in result.stdout
+    assert "Wrote" in result.stdout
+    assert (out / "report.html").exists()
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["question"] == "groups"
+    assert summary["config"]["budget"] == "80"
+    assert summary["command"].startswith("fairacq ")
+
+
+def test_cost_column_prices_the_pool_rows(table_csv, tmp_path):
+    out = tmp_path / "costs"
+    result = _run(
+        "--data", table_csv, "--label", "decision", "--positive", "offer", "--sensitive",
+        "gender", "--drop", "applicant_id", "--cost", "fee", "--budget", 40, "--seeds", 1,
+        "--methods", "entropy,reweighing", "--out", out, "--json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["unit"] == "cost units"
+    random = next(r for r in summary["rows"] if r["method"] == "random")
+    assert 30 < random["cost"] <= 40  # batches of 10% of the budget, the last one that fits
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--label", "decision", "--sensitive", "gender"), "--data FILE"),
+        (("--target", "dp=0.05"), "METRIC<=VALUE"),
+        (("--question", "which"), "--question must be rows"),
+        (("--budget", "0.2"), "--budget"),
+        (("--question", "groups", "--cost", "fee"), "--cost"),
+        (("--methods", "datasfit"), "Did you mean 'datasift'"),
+    ],
+)
+def test_bad_options_exit_2_with_one_line(table_csv, tmp_path, args, message):
+    data = () if "--data FILE" in message else ("--data", table_csv, *ROLES)
+    result = _run(*data, *args, "--seeds", 1, "--out", tmp_path / "x")
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert len([line for line in result.output.splitlines() if line.startswith("error:")]) == 1
