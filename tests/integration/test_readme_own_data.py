@@ -43,6 +43,8 @@ def test_readme_own_data_block_runs(tmp_path):
         "west",
     }
     assert "admission_probability" in pd.read_csv(tmp_path / "admitted.csv").columns
+    report = (tmp_path / "runs/compare/report.html").read_text()
+    assert "Recommended" in report or "No strategy reached" in report
     asked = pd.read_csv(tmp_path / "asked.csv")
     assert {"applicant", "revealed", "prediction"} <= set(asked.columns)
     assert len(asked) == 500
