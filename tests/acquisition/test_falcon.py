@@ -214,7 +214,7 @@ def _stop_after(k):
 # -- parameters and registry ------------------------------------------------------------------
 def test_bad_metric_and_policies_are_refused():
     train, val, pool = _parts()
-    with pytest.raises(InvalidParameterError, match="'metric' parameter of FalconAcquirer"):
+    with pytest.raises(InvalidParameterError, match="metric 'accuracy' cannot steer acquisition"):
         FalconAcquirer(budget=10, metric="accuracy").run(train, pool, validation=val)
     with pytest.raises(InvalidParameterError, match="'policies' parameter of FalconAcquirer"):
         FalconAcquirer(budget=10, policies=(0.5, 1.5)).run(train, pool, validation=val)

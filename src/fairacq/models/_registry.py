@@ -287,8 +287,8 @@ def _check_param_values(model: Any, params: dict[str, Any]) -> None:
     steps = [step for _, step in getattr(model, "steps", None) or []] or [model]
     for step in steps:
         validate = getattr(step, "_validate_params", None)  # scikit-learn's own check
-        if not callable(validate):
-            continue
+        if not callable(validate) or not hasattr(step, "_parameter_constraints"):
+            continue  # a user's own estimator that declares no constraints
         try:
             validate()
         except (TypeError, ValueError) as exc:

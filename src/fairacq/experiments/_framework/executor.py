@@ -132,10 +132,10 @@ class LocalExecutor:
                 if on_done is not None:
                     on_done()
             results = [f.result() for f in futures]
+            pool.shutdown()  # inside: a signal while the pool winds down still stops it
         except BaseException:
             _stop_pool(pool)
             raise
-        pool.shutdown()
         return results
 
 
@@ -152,6 +152,11 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
         if proc.is_alive():
             proc.kill()
             proc.join(1.0)
+    # Let the pool's manager thread see its dead workers and close its pipes now, so the
+    # interpreter's exit does not race it (an "OSError: Bad file descriptor" at exit).
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None:
+        manager.join(_TERMINATE_WAIT)
 
 
 class DaskExecutor:
