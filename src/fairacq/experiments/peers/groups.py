@@ -83,20 +83,30 @@ def _table(config: GroupsConfig, runs: dict[tuple[str, int], list[Trace]]) -> pd
 
 
 def _figure(config: GroupsConfig, runs: dict[tuple[str, int], list[Trace]]) -> Any:
-    """One panel per budget: each sampler's final worst-group accuracy, mean ± std."""
-    n = len(config.budgets)
-    fig = new_figure(4.0 * n, 4.0)
-    axes = np.atleast_1d(fig.subplots(1, n, sharey=True))
-    x = np.arange(len(config.methods))
-    for ax, budget in zip(axes, config.budgets, strict=True):
-        worst = [_worst(runs[m, budget]) for m in config.methods]
-        ax.bar(x, [w.mean() for w in worst], yerr=[w.std() for w in worst], capsize=3)
-        ax.set_xticks(x, config.methods, rotation=35, ha="right", fontsize=8)
-        lo = min(w.mean() - w.std() for w in worst)
-        ax.set_ylim(max(0.0, lo - 0.05), 1.0)
-        ax.set_title(f"budget {budget}")
-        ax.grid(True, axis="y", alpha=0.3)
-    axes[0].set_ylabel("worst-group test accuracy")
+    """Worst-group accuracy against budget: one line per sampler, mean ± std over seeds."""
+    fig = new_figure(7.0, 4.2)
+    ax = fig.subplots()
+    budgets = np.asarray(config.budgets, dtype=float)
+    width = 0.015 * (budgets.max() - budgets.min() + 1.0)
+    for k, method in enumerate(config.methods):
+        worst = [_worst(runs[method, b]) for b in config.budgets]
+        shift = (k - (len(config.methods) - 1) / 2) * width  # keep the error bars apart
+        ax.errorbar(
+            budgets + shift,
+            [w.mean() for w in worst],
+            yerr=[w.std() for w in worst],
+            marker="o",
+            capsize=3,
+            linewidth=1.6,
+            label=method,
+        )
+    ax.set_xticks(budgets, [str(b) for b in config.budgets])
+    ax.set_xlabel("samples drawn (budget)")
+    ax.set_ylabel("worst-group test accuracy")
+    ax.grid(True, alpha=0.3)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    ax.legend(frameon=False)
     return fig
 
 
