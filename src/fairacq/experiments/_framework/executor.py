@@ -122,10 +122,11 @@ class LocalExecutor:
         todo = list(items)
         if self.n_workers == 1 or len(todo) <= 1:
             return _serial_map(fn, todo, on_done)
-        pool = ProcessPoolExecutor(
-            max_workers=min(self.n_workers, len(todo)), initializer=_init_worker
-        )
+        pool: ProcessPoolExecutor | None = None
         try:
+            pool = ProcessPoolExecutor(
+                max_workers=min(self.n_workers, len(todo)), initializer=_init_worker
+            )
             futures = [pool.submit(fn, item) for item in todo]
             for future in as_completed(futures):
                 future.result()  # the first failure stops the map
@@ -134,7 +135,8 @@ class LocalExecutor:
             results = [f.result() for f in futures]
             pool.shutdown()  # inside: a signal while the pool winds down still stops it
         except BaseException:
-            _stop_pool(pool)
+            if pool is not None:
+                _stop_pool(pool)
             raise
         return results
 
@@ -157,6 +159,12 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
     manager = getattr(pool, "_executor_manager_thread", None)
     if manager is not None:
         manager.join(_TERMINATE_WAIT)
+    # With its workers gone the manager thread needs no more wake-ups; the exit handler of
+    # concurrent.futures still sends one, which races the thread closing that pipe when it
+    # is still winding down: make the handler's call a no-op.
+    wakeup = getattr(pool, "_executor_manager_thread_wakeup", None)
+    if wakeup is not None:
+        wakeup.wakeup = lambda: None
 
 
 class DaskExecutor:
