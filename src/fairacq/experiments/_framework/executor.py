@@ -144,6 +144,9 @@ class LocalExecutor:
 def _stop_pool(pool: ProcessPoolExecutor) -> None:
     """Cancel the queued tasks and end every worker of ``pool`` (SIGTERM, then SIGKILL)."""
     workers = list((getattr(pool, "_processes", None) or {}).values())
+    # ``shutdown`` forgets the manager thread and its wake-up pipe: keep them first.
+    manager = getattr(pool, "_executor_manager_thread", None)
+    wakeup = getattr(pool, "_executor_manager_thread_wakeup", None)
     for proc in workers:
         if proc.is_alive():
             proc.terminate()
@@ -154,17 +157,14 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
         if proc.is_alive():
             proc.kill()
             proc.join(1.0)
-    # Let the pool's manager thread see its dead workers and close its pipes now, so the
-    # interpreter's exit does not race it (an "OSError: Bad file descriptor" at exit).
-    manager = getattr(pool, "_executor_manager_thread", None)
-    if manager is not None:
-        manager.join(_TERMINATE_WAIT)
-    # With its workers gone the manager thread needs no more wake-ups; the exit handler of
-    # concurrent.futures still sends one, which races the thread closing that pipe when it
-    # is still winding down: make the handler's call a no-op.
-    wakeup = getattr(pool, "_executor_manager_thread_wakeup", None)
+    # Let the manager thread see its dead workers and close its pipes now. With the workers
+    # gone it needs no more wake-ups, and the exit handler of concurrent.futures would send
+    # one that races the thread closing that pipe ("OSError: Bad file descriptor" at exit):
+    # make that call a no-op.
     if wakeup is not None:
         wakeup.wakeup = lambda: None
+    if manager is not None:
+        manager.join(_TERMINATE_WAIT)
 
 
 class DaskExecutor:
