@@ -116,3 +116,15 @@ def test_api_one_class_model_warns():
 def test_api_needs_labels_with_raw_features():
     with pytest.raises(InvalidDataError, match="need y and sensitive_features"):
         audit(pd.DataFrame({"a": [1, 2]}))
+
+
+def test_cli_audit_metric_short_names(table):
+    args = [
+        "audit", "--data", table, "--label", "repaid", "--positive", "paid",
+        "--sensitive", "region", "--drop", "client", "--metric", "dp", "--metric", "eopp",
+        "--json",
+    ]  # fmt: skip
+    res = runner.invoke(app, [str(a) for a in args])
+    assert res.exit_code == 0, res.output
+    metrics = json.loads(res.stdout)["metrics"]
+    assert set(metrics) == {"demographic_parity_diff_abs", "equal_opportunity_diff"}

@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from fairacq.cli._acquire import resolve_metric
 from fairacq.cli._data_options import (
     CategoricalOpt,
     DataOpt,
@@ -96,8 +97,8 @@ def audit_cmd(
     metric: Annotated[
         list[str] | None,
         typer.Option(
-            help="Metric to report; repeat for several (default: accuracy and parity gaps; "
-            "see fairacq metrics)."
+            help="Metric to report: dp, eo, eopp or a name from fairacq metrics; repeat for "
+            "several (default: accuracy and parity gaps)."
         ),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the split and the learner.")] = 0,
@@ -127,7 +128,7 @@ def audit_cmd(
         report = audit(
             ds,
             learner,
-            metrics=metric or list(DEFAULT_METRICS),
+            metrics=[resolve_metric(m) for m in metric] if metric else list(DEFAULT_METRICS),
             test_size=test_size,
             random_state=seed,
         )
