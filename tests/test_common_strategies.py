@@ -27,6 +27,7 @@ from fairacq.acquisition import (
     FALAcquirer,
     FalconAcquirer,
     InfAcquirer,
+    PostThresholdAcquirer,
     RandomAcquirer,
 )
 from fairacq.data import FairDataset, load_toy
@@ -367,6 +368,8 @@ SPECS: dict[type[Strategy], Spec] = {
         _acquirer(FalconAcquirer, lam=0.7, warmup=20),
         # Random candidates: with "lr" the entropy candidates would not depend on the seed.
         _acquirer(FALAcquirer, n_candidates=4, candidates="random"),
+        # Random rows and randomised threshold predictions, both seeded; a tolerance > 0.
+        _acquirer(PostThresholdAcquirer, tol=0.05),
         _sampler(AoptSampler),
         _sampler(AoptPlusSampler),
         _sampler(EpsilonGreedySampler),

@@ -121,6 +121,10 @@ CLI_CASES: list[tuple[dict[str, Any], Fragments]] = [
     ({"--method": "datasift", "--alpha": "-1"}, ("'alpha' parameter of DataSiftAcquirer",)),
     ({"--accuracy-weight": "0.5"}, ("only datasift-inf computes", "--method datasift-inf")),
     ({"--refit": "warm"}, ("'refit'", "'warm'", "'scratch'")),
+    ({"--tol": "0.1"}, ("only post-thresholds fits", "--method post-thresholds")),
+    ({"--method": "post-thresholds", "--tol": "-0.1"}, ("--tol must be a number >= 0",)),
+    ({"--method": "post-thresholds", "--tol": "inf"}, ("--tol must be a number >= 0",)),
+    ({"--method": "post-thresholds", "--metric": "eo", "--tol": "0.1"}, ("take no tolerance",)),
     ({"--seed": "-1"}, ("random_state", "seed >= 0")),
     ({"--method": "datasift-inf", "--model": "decision_tree"}, ("gradients",)),
 ]

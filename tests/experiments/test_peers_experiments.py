@@ -40,6 +40,8 @@ def test_presets_are_registered_and_differ() -> None:
         {"batch_sizes": (0, 1, 1)},
         {"methods": ("falcon lam=2",)},
         {"methods": ("nope",)},
+        {"methods": ("post-thresholds tol=-1",)},
+        {"methods": ("post-thresholds tol=x",)},
     ],
 )
 def test_rows_config_rejects_bad_values(overrides: dict) -> None:
@@ -60,6 +62,7 @@ def test_method_labels_map_to_acquirers() -> None:
     assert method_spec(config, "fal") == ("fal", {"n_candidates": 4, "alpha": 0.6})
     assert method_spec(config, "datasift-inf") == ("datasift-inf", {"tau": 0.0})
     assert method_spec(config, "random") == ("random", {})
+    assert method_spec(config, "post-thresholds tol=0.05") == ("post-thresholds", {"tol": 0.05})
 
 
 def test_split_cells_keeps_ratios_per_cell_and_repeats() -> None:
@@ -111,6 +114,8 @@ def test_peers_rows_quick_runs_end_to_end(tmp_path) -> None:
         dataset="compas", method="datasift-inf", metric="rows_paid"
     )
     assert (tmp_path / "peers-rows.png").exists()
+    assert any("post-thresholds front" in v["name"] for v in summary["verdicts"])
+    assert res.value(dataset="compas", method="post-thresholds tol=0", metric="labels_seen") == 20
 
 
 def test_peers_rows_skips_absent_acs_with_a_note(tmp_path, monkeypatch) -> None:

@@ -8,8 +8,10 @@ loop of :class:`Acquirer` (propose, retrain, measure on validation, keep or drop
 :class:`DataSiftAcquirer` (a bandit over pool partitions) and :class:`DataSiftInfAcquirer`
 (the bandit with influence-sorted batches), and two published peers: :class:`FalconAcquirer`
 (Falcon, PVLDB 2024: target groups, postponing, an EXP3 bandit over selection policies) and
-:class:`FALAcquirer` (FAL, ESWA 2022: entropy mixed with expected unfairness reduction). Build
-any of them by name with :func:`make_acquirer`, or run one with :func:`acquire`.
+:class:`FALAcquirer` (FAL, ESWA 2022: entropy mixed with expected unfairness reduction); and
+fairacq's own :class:`PostThresholdAcquirer` (buy for accuracy, then group thresholds within a
+tolerance fitted on validation: the tolerance traces the front). Build any of them by name
+with :func:`make_acquirer`, or run one with :func:`acquire`.
 
 The pool is a :class:`~fairacq.FairDataset` in memory or a :class:`ParquetPool` larger than
 memory, read chunk by chunk (a few bytes per row stay in memory); its blocks are scored
@@ -57,6 +59,7 @@ from fairacq.acquisition._partition import (
 )
 from fairacq.acquisition._pool_files import read_pool
 from fairacq.acquisition._pool_source import InMemoryPool, PoolSource, as_pool_source
+from fairacq.acquisition._post_thresholds import PostThresholdAcquirer
 from fairacq.acquisition._random_acquirer import RandomAcquirer
 from fairacq.acquisition._registry import (
     acquire,
@@ -89,6 +92,7 @@ __all__ = [
     "PartitionDroppedWarning",
     "Partitioning",
     "PoolSource",
+    "PostThresholdAcquirer",
     "Proposal",
     "RandomAcquirer",
     "SerialChunkExecutor",

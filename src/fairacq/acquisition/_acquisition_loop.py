@@ -71,10 +71,14 @@ class AcquisitionLoop(RunLoop):
             return partial_update(model, batch_rows.to_numpy(), batch_rows.y)
         return self._fit(data)
 
+    def _evaluate(self, model: Any, data: FairDataset) -> dict[str, float]:
+        """Measure the tracked metrics of ``model`` on ``data`` (a subclass may post-process)."""
+        return evaluate(model, data, self.metrics)
+
     def _measure(self, val: dict[str, float], model: Any) -> dict[str, float]:
         out = {f"val_{k}": v for k, v in val.items()}
         if self.test is not None:
-            scores = evaluate(model, self.test, self.metrics)
+            scores = self._evaluate(model, self.test)
             out.update({f"test_{k}": v for k, v in scores.items()})
         return out
 
@@ -83,7 +87,7 @@ class AcquisitionLoop(RunLoop):
         self.root = root
         self._learner_seed = int(root.generate_state(1)[0])
         model = self._fit(self.train)
-        self.val = evaluate(model, self.validation, self.metrics)
+        self.val = self._evaluate(model, self.validation)
         fairness = abs(self.val[self.acq.metric])
         source = self.source
         self.state = AcquisitionState(
@@ -144,7 +148,7 @@ class AcquisitionLoop(RunLoop):
         else:
             model = st.model
         st.model = model
-        self.val = evaluate(model, self.validation, self.metrics)
+        self.val = self._evaluate(model, self.validation)
         st.fairness = abs(self.val[self.acq.metric])
         st.best_fairness = float(state.get("best_fairness", st.fairness))
         st.evaluation = int(state.get("evaluation", len(self._replayed)))
@@ -175,7 +179,7 @@ class AcquisitionLoop(RunLoop):
         clock = time.perf_counter()
         candidate = self._learn(st.model, candidate_data, batch_rows)
         self.timings["fit_s"] += time.perf_counter() - clock
-        cand_val = evaluate(candidate, self.validation, self.metrics)
+        cand_val = self._evaluate(candidate, self.validation)
         new_fairness = abs(cand_val[acq.metric])
         improvement = st.fairness - new_fairness
         accepted = acq._accept(st, new_fairness)

@@ -32,7 +32,6 @@ from fairacq.acquisition._acquisition_loop import AcquisitionLoop
 from fairacq.acquisition._ledger import fill_batch
 from fairacq.acquisition._state import AcquisitionState, Proposal
 from fairacq.data import FairDataset
-from fairacq.models import evaluate
 
 __all__ = ["COUNT_COLUMNS", "PaidRowsAcquirer", "PaidRowsLoop"]
 
@@ -110,7 +109,7 @@ class PaidRowsLoop(AcquisitionLoop):
         clock = time.perf_counter()
         model = self._learn(st.model, data, rows)
         self.timings["fit_s"] += time.perf_counter() - clock
-        return data, model, evaluate(model, self.validation, self.metrics)
+        return data, model, self._evaluate(model, self.validation)
 
 
 class PaidRowsAcquirer(Acquirer):

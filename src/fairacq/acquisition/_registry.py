@@ -14,6 +14,7 @@ from fairacq.acquisition._fal import FALAcquirer
 from fairacq.acquisition._falcon import FalconAcquirer
 from fairacq.acquisition._inf import InfAcquirer
 from fairacq.acquisition._pool_source import PoolSource
+from fairacq.acquisition._post_thresholds import PostThresholdAcquirer
 from fairacq.acquisition._random_acquirer import RandomAcquirer
 from fairacq.data import FairDataset
 
@@ -28,6 +29,7 @@ _ACQUIRERS: dict[str, type[Acquirer]] = {
     "datasift-inf": DataSiftInfAcquirer,
     "falcon": FalconAcquirer,
     "fal": FALAcquirer,
+    "post-thresholds": PostThresholdAcquirer,
 }
 
 
@@ -36,8 +38,9 @@ def available_acquirers() -> list[str]:
 
     Examples
     --------
-    >>> available_acquirers()
-    ['autodata', 'datasift', 'datasift-inf', 'entropy', 'fal', 'falcon', 'inf', 'random']
+    >>> available_acquirers()  # doctest: +NORMALIZE_WHITESPACE
+    ['autodata', 'datasift', 'datasift-inf', 'entropy', 'fal', 'falcon', 'inf', 'post-thresholds',
+     'random']
     """
     return sorted(_ACQUIRERS)
 

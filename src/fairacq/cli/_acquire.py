@@ -72,7 +72,8 @@ def acquire_cmd(
         str,
         typer.Option(
             help="random, entropy, inf, autodata, datasift, datasift-inf; published peers: "
-            "falcon, fal."
+            "falcon, fal; fairacq's post-thresholds (random rows, then group thresholds "
+            "fitted on validation within --tol)."
         ),
     ] = "datasift-inf",
     budget: Annotated[
@@ -96,6 +97,13 @@ def acquire_cmd(
         typer.Option(
             help="datasift-inf only: also rank rows by their predicted influence on the "
             "validation log-loss, with this weight (0: the paper's fairness-only ranking)."
+        ),
+    ] = 0.0,
+    tol: Annotated[
+        float,
+        typer.Option(
+            help="post-thresholds only: how far the groups' validation rates may stay apart "
+            "after the thresholds (0: equal; larger keeps more accuracy)."
         ),
     ] = 0.0,
     bias: Annotated[
@@ -185,6 +193,7 @@ def acquire_cmd(
     from fairacq._io import check_output_dir
 
     _check_acquire_options(method, accuracy_weight, executor, chunk_rows, checkpoint_every)
+    _check_tol(method, tol)
     check_files(pool, data, train, val)
     for text, option in ((budget, "--budget"), (batch, "--batch")):
         parse_size(text, 1.0, option)  # the form now; the size once the pool is read
@@ -209,8 +218,10 @@ def acquire_cmd(
         params = {
             "learner": learner, "metric": resolve_metric(metric), "tau": tau, "alpha": alpha,
             "accuracy_weight": accuracy_weight, "refit": refit, "cost_model": cost_model,
-            "random_state": seed,
+            "tol": tol, "random_state": seed,
         }  # fmt: skip
+        if method == "post-thresholds":
+            params["tau"] = 0.0  # its thresholds close the validation gap: spend the budget
         acquirer = make_acquirer_for(method, budget, batch, inputs, params)
         summary = _run_and_write(
             acquirer, method, inputs, out, executor, address,
@@ -251,6 +262,18 @@ def _print(summary: dict[str, Any], out: Path, as_json: bool) -> None:
         f"Wrote {out}/acquired.parquet ({summary['n_acquired']} rows), acquisition_order.csv, "
         "trace, fairness.png and summary.md"
     )
+
+
+def _check_tol(method: str, tol: float) -> None:
+    """Exit with code 2 on a --tol that cannot apply."""
+    if tol and method != "post-thresholds":
+        raise fail(
+            f"--tol sets how far the groups' rates may stay apart after group thresholds, "
+            f"which only post-thresholds fits; got --method {method}. Use --method "
+            "post-thresholds or drop the option."
+        )
+    if not tol >= 0 or tol == float("inf"):
+        raise fail(f"--tol must be a number >= 0, got {tol}.")
 
 
 def _check_acquire_options(

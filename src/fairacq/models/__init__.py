@@ -8,8 +8,10 @@ only where it has ``partial_fit``. :func:`evaluate` scores a fitted model on a
 baseline on a stratified split and reports its per-group table and fairness metrics.
 :func:`fit_mitigation` fits the "collect nothing" comparators (fairlearn's
 ThresholdOptimizer and ExponentiatedGradient, reweighing) and :func:`evaluate_mitigation`
-scores them the same way. :func:`fit_biased_mf` fits a biased matrix factorisation
-(:class:`BiasedMF`) of ratings by alternating least squares.
+scores them the same way; :func:`fit_thresholds` fits group thresholds within a tolerance
+on a trained model (the knob of post-processing) and :func:`evaluate_thresholds` scores
+them. :func:`fit_biased_mf` fits a biased matrix factorisation (:class:`BiasedMF`) of
+ratings by alternating least squares.
 """
 
 from fairacq.models._audit import AuditReport, audit
@@ -33,10 +35,17 @@ from fairacq.models._registry import (
     learner_spec,
     make_learner,
 )
+from fairacq.models._thresholds import (
+    THRESHOLD_CONSTRAINTS,
+    evaluate_thresholds,
+    fit_thresholds,
+    threshold_constraint,
+)
 
 __all__ = [
     "DEFAULT_METRICS",
     "MITIGATIONS",
+    "THRESHOLD_CONSTRAINTS",
     "AuditReport",
     "BiasedMF",
     "LearnerSpec",
@@ -46,8 +55,10 @@ __all__ = [
     "describe_learner",
     "evaluate",
     "evaluate_mitigation",
+    "evaluate_thresholds",
     "fit_biased_mf",
     "fit_mitigation",
+    "fit_thresholds",
     "is_learner",
     "learner_spec",
     "make_learner",
@@ -56,4 +67,5 @@ __all__ = [
     "predict_scores",
     "prediction_metrics",
     "reweighing_weights",
+    "threshold_constraint",
 ]

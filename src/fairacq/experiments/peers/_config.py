@@ -8,7 +8,10 @@ from typing import Any, ClassVar
 from fairacq.exceptions import InvalidParameterError
 from fairacq.experiments._framework.config import ExperimentConfig
 
-__all__ = ["GroupsConfig", "RowsConfig"]
+__all__ = ["POST_TOLS", "GroupsConfig", "RowsConfig"]
+
+#: Tolerances of fairacq's post-thresholds front (0: equal validation rates).
+POST_TOLS = (0.0, 0.025, 0.05, 0.1, 0.15, 0.2)
 
 
 @dataclass(frozen=True)
@@ -28,7 +31,9 @@ class RowsConfig(ExperimentConfig):
         Race and sex among the features (Falcon's setting; without them no method moved
         COMPAS's test gap, docs/paper-notes/peers-rows.md).
     methods : tuple of str
-        Acquirers: ``random``, ``entropy``, ``datasift-inf``, ``falcon lam=<λ>``, ``fal``.
+        Acquirers: ``random``, ``entropy``, ``datasift-inf``, ``falcon lam=<λ>``, ``fal``,
+        ``post-thresholds tol=<t>`` (fairacq's random rows plus group thresholds within
+        ``t``; its ``tol`` sweep and Random, its no-threshold end, are fairacq's front).
     mitigation : bool
         Add fairlearn's ThresholdOptimizer (demographic parity) on the initial training data.
     fal_candidates, fal_alpha : int, float
@@ -68,6 +73,7 @@ class RowsConfig(ExperimentConfig):
         "falcon lam=0.5",
         "falcon lam=0",
         "fal",
+        *(f"post-thresholds tol={t:g}" for t in POST_TOLS),
     )
     mitigation: bool = True
     fal_candidates: int = 16
@@ -85,10 +91,10 @@ class RowsConfig(ExperimentConfig):
             raise InvalidParameterError("RowsConfig: budgets and batch sizes must be >= 1.")
         known = {"random", "entropy", "datasift-inf", "fal"}
         for m in self.methods:
-            if m not in known and not _is_falcon(m):
+            if m not in known and not _is_falcon(m) and not _is_post(m):
                 raise InvalidParameterError(
-                    f"RowsConfig: unknown method {m!r}; use {sorted(known)} or "
-                    "'falcon lam=<value in [0, 1]>'."
+                    f"RowsConfig: unknown method {m!r}; use {sorted(known)}, "
+                    "'falcon lam=<value in [0, 1]>' or 'post-thresholds tol=<value >= 0>'."
                 )
 
     def budget_of(self, dataset: str) -> tuple[int, int]:
@@ -105,6 +111,16 @@ def _is_falcon(label: str) -> bool:
     except ValueError:
         return False
     return 0.0 <= lam <= 1.0
+
+
+def _is_post(label: str) -> bool:
+    if not label.startswith("post-thresholds tol="):
+        return False
+    try:
+        tol = float(label.removeprefix("post-thresholds tol="))
+    except ValueError:
+        return False
+    return tol >= 0.0
 
 
 @dataclass(frozen=True)

@@ -117,6 +117,8 @@ def method_spec(config: RowsConfig, label: str) -> tuple[str, dict[str, Any]]:
     """Return the registered acquirer and its extra parameters behind a method label."""
     if label.startswith("falcon lam="):
         return "falcon", {"lam": float(label.removeprefix("falcon lam="))}
+    if label.startswith("post-thresholds tol="):
+        return "post-thresholds", {"tol": float(label.removeprefix("post-thresholds tol="))}
     if label == "fal":
         return "fal", {"n_candidates": config.fal_candidates, "alpha": config.fal_alpha}
     if label == "datasift-inf":

@@ -27,6 +27,7 @@ from fairacq.experiments._framework.registry import ExperimentSpec, register
 from fairacq.experiments._framework.result import ExperimentResult, mean_std_row
 from fairacq.experiments._framework.verdict import Verdict
 from fairacq.experiments.peers._config import RowsConfig
+from fairacq.experiments.peers._fronts import FrontPoint, front_verdict
 from fairacq.experiments.peers._tasks import MITIGATION, RowTask, load_rows_dataset, rows_task
 from fairacq.reporting import new_figure
 
@@ -134,7 +135,7 @@ def run_rows(config: RowsConfig, executor: Executor) -> ExperimentResult:
         runs.append(_Dataset.of(name, traces, mitig))
     for run in runs:
         result.rows += _rows(run)
-        result.verdicts += _verdicts(run)
+        result.verdicts += _front_verdicts(run) + _verdicts(run)
     if runs:
         result.figures["peers-rows"] = _figure(runs)
         result.tables["Final test accuracy and |DP| (mean ± std over seeds)"] = _table(runs)
@@ -205,6 +206,37 @@ def _table(runs: list[_Dataset]) -> pd.DataFrame:
                 }
             )
     return pd.DataFrame(lines)
+
+
+def fronts(run: _Dataset, where: str = "labels") -> dict[str, list[FrontPoint]]:
+    """Return Falcon's λ front and fairacq's, each point read at ``where``.
+
+    fairacq's front is post-thresholds' tol sweep and Random, its no-threshold end;
+    ``where="labels"`` reads every method at equal labels seen.
+    """
+    runs = {"final": run.final, "labels": run.at_labels, "paid": run.at_paid}[where]
+    post = [m for m in runs if m.startswith("post-thresholds")]
+    ours = [*post, "random"] if post and "random" in runs else post
+    theirs = [m for m in runs if m.startswith("falcon lam=")]
+    return {
+        "fairacq": [FrontPoint.of(m, runs[m]) for m in ours],
+        "falcon": [FrontPoint.of(m, runs[m]) for m in theirs],
+    }
+
+
+def _front_verdicts(run: _Dataset) -> list[Verdict]:
+    """Fairacq's post-thresholds front against Falcon's λ front, at equal labels seen."""
+    front = fronts(run)
+    if not front["fairacq"] or not front["falcon"]:
+        return []
+    return [
+        front_verdict(
+            f"{run.name}: fairacq's post-thresholds front (tol sweep, Random at its end) "
+            f"dominates Falcon's λ front at equal labels seen (<= {run.labels:g})",
+            front["fairacq"],
+            front["falcon"],
+        )
+    ]
 
 
 def _verdicts(run: _Dataset) -> list[Verdict]:
@@ -307,6 +339,8 @@ def _figure(runs: list[_Dataset]) -> Any:
             key=lambda m: float(m.removeprefix("falcon lam=")),
         )
         for method, finals in run.final.items():
+            if method.startswith("post-thresholds"):
+                continue
             acc = np.array([r["acc"] for r in finals])
             dp = np.array([r["dp"] for r in finals])
             ax.errorbar(
@@ -326,6 +360,7 @@ def _figure(runs: list[_Dataset]) -> Any:
                 lw=0.8,
                 label="Falcon λ front",
             )
+        _draw_fairacq_front(ax, run)
         if run.mitigation:
             acc = np.array([r["test_accuracy"] for r in run.mitigation])
             dp = np.array([r["test_dp"] for r in run.mitigation])
@@ -355,6 +390,17 @@ def _figure(runs: list[_Dataset]) -> Any:
         ax.grid(True, alpha=0.3)
     axes[-1].legend(frameon=False, fontsize=7)
     return fig
+
+
+def _draw_fairacq_front(ax: Any, run: _Dataset) -> None:
+    """Fairacq's post-thresholds points joined by accuracy, with a band of one seed std."""
+    points = sorted(fronts(run, "final")["fairacq"], key=lambda p: p.acc)
+    if not any(p.label.startswith("post-thresholds") for p in points):
+        return
+    acc = np.array([p.acc for p in points])
+    dp, std = np.array([p.dp for p in points]), np.array([p.dp_std for p in points])
+    ax.fill_between(acc, np.clip(dp - std, 0, None), dp + std, color="C3", alpha=0.12, lw=0)
+    ax.plot(acc, dp, "-s", color="C3", ms=4, lw=1.4, label="fairacq post-thresholds (tol sweep)")
 
 
 def _notes(config: RowsConfig, runs: list[_Dataset], missing: list[str]) -> list[str]:

@@ -1,0 +1,155 @@
+"""Group thresholds fitted after training, within a tolerance: post-processing as a knob.
+
+Hardt, Price and Srebro (2016) pick a (randomised) threshold per group on a trained model's
+probabilities so that a group-rate constraint holds with the best accuracy; fairlearn's
+``ThresholdOptimizer`` does it, and since fairlearn 0.13 relaxes the constraint to a
+tolerance ``tol`` (the groups' rates may differ by at most ``tol``). Sweeping ``tol`` from 0
+upwards traces an accuracy-fairness front from one trained model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from fairacq._deps import require
+from fairacq.data import FairDataset
+from fairacq.exceptions import InvalidParameterError
+from fairacq.metrics import compute
+from fairacq.models._evaluate import DEFAULT_METRICS, _protected
+from fairacq.models._mitigation import MitigatedModel, quiet_fairlearn
+from fairacq.models._registry import describe_learner
+
+__all__ = [
+    "THRESHOLD_CONSTRAINTS",
+    "evaluate_thresholds",
+    "fit_thresholds",
+    "threshold_constraint",
+]
+
+#: fairacq metric -> the ThresholdOptimizer constraint that drives it to 0.
+THRESHOLD_CONSTRAINTS: dict[str, str] = {
+    "demographic_parity_diff_abs": "demographic_parity",
+    "demographic_parity_diff_signed": "demographic_parity",
+    "equal_opportunity_diff": "true_positive_rate_parity",
+    "equal_opportunity_diff_signed": "true_positive_rate_parity",
+    "equalized_odds_diff": "equalized_odds",
+    "equalized_odds_diff_signed": "equalized_odds",
+}
+
+_SHORT = {
+    "demographic_parity": "dp",
+    "true_positive_rate_parity": "eopp",
+    "equalized_odds": "eo",
+}
+
+
+def threshold_constraint(metric: str, tol: float = 0.0) -> str:
+    """Return the ThresholdOptimizer constraint for ``metric`` (refusing what it cannot do).
+
+    Examples
+    --------
+    >>> threshold_constraint("equal_opportunity_diff")
+    'true_positive_rate_parity'
+    """
+    constraint = THRESHOLD_CONSTRAINTS.get(metric)
+    if constraint is None:
+        raise InvalidParameterError(
+            f"group thresholds cannot target {metric!r}; they equalise demographic parity "
+            "(dp), equal opportunity (eopp) or equalized odds (eo). Use one of those metrics."
+        )
+    if constraint == "equalized_odds" and tol > 0:
+        raise InvalidParameterError(
+            f"group thresholds for equalized odds take no tolerance (tol={tol}); use tol=0, "
+            "or demographic parity / equal opportunity for a tolerance."
+        )
+    return constraint
+
+
+def fit_thresholds(
+    model: Any,
+    dataset: FairDataset,
+    *,
+    metric: str = "demographic_parity_diff_abs",
+    tol: float = 0.0,
+) -> MitigatedModel:
+    """Fit each group's threshold on a fitted ``model``'s probabilities of ``dataset``'s rows.
+
+    Parameters
+    ----------
+    model : estimator
+        A fitted classifier with ``predict_proba`` (left unchanged).
+    dataset : FairDataset
+        Labelled rows the thresholds are chosen on: held-out rows (a validation split), not
+        the model's own training rows, whose probabilities are over-confident.
+    metric : str, default="demographic_parity_diff_abs"
+        The gap to close (:data:`THRESHOLD_CONSTRAINTS`).
+    tol : float, default=0.0
+        How far the groups' rates may stay apart (0: equal); larger keeps more accuracy.
+
+    Returns
+    -------
+    MitigatedModel
+        Predicts at random between two thresholds per group; ``predict(dataset,
+        random_state=...)`` draws with a seed.
+
+    Examples
+    --------
+    >>> from fairacq.data import load_toy
+    >>> from fairacq.models import make_learner
+    >>> ds = load_toy(400, random_state=0)
+    >>> lr = make_learner("lr", random_state=0).fit(ds.to_numpy(), ds.y)
+    >>> post = fit_thresholds(lr, ds, tol=0.05)
+    >>> post.name, post.predict(ds, random_state=0).shape
+    ('threshold-dp', (400,))
+    """
+    if not np.isfinite(tol) or tol < 0:
+        raise InvalidParameterError(f"fit_thresholds: tol must be >= 0, got {tol}.")
+    constraint = threshold_constraint(metric, tol)
+    post = require("fairlearn.postprocessing", purpose="group thresholds")
+    opt = post.ThresholdOptimizer(
+        estimator=model,
+        constraints=constraint,
+        predict_method="predict_proba",
+        prefit=True,
+        tol=float(tol) if tol > 0 else None,
+    )
+    with quiet_fairlearn():
+        opt.fit(dataset.to_numpy(), dataset.y, sensitive_features=dataset.s)
+    return MitigatedModel(
+        name=f"threshold-{_SHORT[constraint]}", model=opt, learner=describe_learner(model)
+    )
+
+
+def evaluate_thresholds(
+    post: MitigatedModel,
+    dataset: FairDataset,
+    metrics: Sequence[str] = DEFAULT_METRICS,
+    *,
+    random_state: Any = 0,
+) -> dict[str, float]:
+    """Compute ``metrics`` of ``post``'s predictions of ``dataset``'s rows.
+
+    The 0/1 predictions are drawn with ``random_state``; metrics that need scores (AUC) get
+    each row's chance of a positive prediction.
+
+    Examples
+    --------
+    >>> from fairacq.data import load_toy
+    >>> from fairacq.models import make_learner
+    >>> ds = load_toy(400, random_state=0)
+    >>> lr = make_learner("lr", random_state=0).fit(ds.to_numpy(), ds.y)
+    >>> sorted(evaluate_thresholds(fit_thresholds(lr, ds), ds, ["accuracy", "auc_roc"]))
+    ['accuracy', 'auc_roc']
+    """
+    pred = post.predict(dataset, random_state=random_state)
+    with quiet_fairlearn():
+        pmf = post.model._pmf_predict(dataset.to_numpy(), sensitive_features=dataset.s)
+    scores = np.asarray(pmf[:, 1], dtype=np.float64)
+    protected = _protected(dataset)
+    return {
+        name: float(compute(name, dataset.y, pred, dataset.s, scores=scores, protected=protected))
+        for name in metrics
+    }

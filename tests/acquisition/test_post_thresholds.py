@@ -1,0 +1,81 @@
+"""PostThresholdAcquirer: the rows of Random (or Entropy), measured after group thresholds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fairacq.acquisition import (
+    EntropyAcquirer,
+    PostThresholdAcquirer,
+    RandomAcquirer,
+    make_acquirer,
+)
+from fairacq.data import load_toy
+from fairacq.exceptions import InvalidParameterError
+from fairacq.models import evaluate_thresholds, fit_thresholds, make_learner
+
+pytest.importorskip("fairlearn")
+
+DATA = load_toy(900, random_state=1)
+TRAIN, VAL = DATA.subset(range(150)), DATA.subset(range(150, 400))
+POOL, TEST = DATA.subset(range(400, 700)), DATA.subset(range(700, 900))
+RUN = {"budget": 60, "batch_size": 20, "random_state": 4}
+
+
+def _run(acq):
+    return acq, acq.run(TRAIN, POOL, validation=VAL, test=TEST)
+
+
+@pytest.mark.parametrize(
+    ("policy", "twin"), [("random", RandomAcquirer), ("entropy", EntropyAcquirer)]
+)
+def test_it_buys_the_rows_its_policy_would(policy: str, twin: type) -> None:
+    post, _ = _run(PostThresholdAcquirer(policy=policy, **RUN))
+    plain, _ = _run(twin(**RUN))
+    np.testing.assert_array_equal(post.acquired_, plain.acquired_)
+
+
+def test_every_step_measures_the_thresholded_model() -> None:
+    acq, trace = _run(PostThresholdAcquirer(tol=0.0, **RUN))
+    train = TRAIN.concat(POOL.subset(acq.acquired_))
+    # lbfgs logistic regression does not depend on its seed
+    model = make_learner("lr", random_state=0).fit(train.to_numpy(), train.y)
+    np.testing.assert_allclose(
+        model.predict_proba(TEST.to_numpy()), acq.model_.predict_proba(TEST.to_numpy())
+    )
+    post = fit_thresholds(acq.model_, VAL)
+    assert acq.thresholds_.name == "threshold-dp"
+    expected = evaluate_thresholds(post, TEST, ["accuracy"], random_state=0)["accuracy"]
+    # the run draws its own seed; the accuracy of a draw is close to any other draw's
+    assert abs(trace.final("test_accuracy") - expected) < 0.06
+    plain = RandomAcquirer(**RUN).run(TRAIN, POOL, validation=VAL, test=TEST)
+    assert abs(trace.final("val_demographic_parity_diff_abs")) < abs(
+        plain.final("val_demographic_parity_diff_abs")
+    )
+
+
+def test_the_same_seed_gives_the_same_trace() -> None:
+    _, a = _run(PostThresholdAcquirer(tol=0.05, **RUN))
+    _, b = _run(PostThresholdAcquirer(tol=0.05, **RUN))
+    assert a == b
+
+
+def test_it_is_registered_with_its_knob() -> None:
+    acq = make_acquirer("post-thresholds", tol=0.1, budget=10)
+    assert isinstance(acq, PostThresholdAcquirer)
+    assert acq.tol == 0.1
+
+
+@pytest.mark.parametrize(
+    ("params", "words"),
+    [
+        ({"metric": "equalized_odds_diff", "tol": 0.1}, "take no tolerance"),
+        ({"metric": "worst_group_accuracy"}, "cannot steer"),
+        ({"tol": -1.0}, "tol"),
+        ({"policy": "falcon"}, "policy"),
+    ],
+)
+def test_bad_parameters_are_refused_before_any_work(params: dict, words: str) -> None:
+    with pytest.raises(InvalidParameterError, match=words):
+        PostThresholdAcquirer(**{**RUN, **params}).run(TRAIN, POOL, validation=VAL)
