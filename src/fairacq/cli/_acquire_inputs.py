@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,35 +13,24 @@ if TYPE_CHECKING:
 
 __all__ = ["AcquireInputs", "UserFiles", "check_files", "load_inputs", "parse_size"]
 
-_SIZE = re.compile(r"\s*(?:(?P<pct>\d+(?:\.\d+)?)\s*%|(?P<count>\d+))\s*")
-
 
 def parse_size(text: str, total: float, option: str) -> int:
-    """Read ``--budget``/``--batch`` as a count of rows (or cost units).
-
-    A whole number is a count; ``N%`` is a share of ``total``. A decimal such as ``0.2`` is
-    refused: it reads as neither (write ``20%``).
+    """Read ``--budget``/``--batch``: a whole number, or ``N%`` of ``total`` (rounded, >= 1).
 
     Raises
     ------
     typer.Exit
-        Code 2 on anything else, naming the forms accepted.
+        Code 2 on anything else, naming the forms accepted (:func:`fairacq._sizes.read_size`).
     """
-    match = _SIZE.fullmatch(text)
-    if match is None:
-        raise fail(
-            f"{option} {text!r} is not a size. Write a whole number of rows (or cost units) "
-            "such as 200, or a percentage such as 20%."
+    from fairacq._sizes import read_size
+    from fairacq.exceptions import InvalidParameterError
+
+    try:
+        return read_size(
+            text, total, name=option, unit="rows (or cost units)", rounding="round", minimum=1
         )
-    if match["count"] is not None:
-        value = int(match["count"])
-        if value < 1:
-            raise fail(f"{option} must be at least 1 row (or cost unit), got {value}.")
-        return value
-    share = float(match["pct"]) / 100
-    if not 0 < share <= 1:
-        raise fail(f"{option} {text} must be a share in (0%, 100%].")
-    return max(1, round(share * total))
+    except InvalidParameterError as exc:
+        raise fail(str(exc)) from None
 
 
 @dataclass

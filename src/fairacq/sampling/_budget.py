@@ -3,24 +3,12 @@
 from __future__ import annotations
 
 import math
-import numbers
-import re
 from typing import Any
 
-from fairacq.exceptions import BudgetError, InvalidParameterError
+from fairacq._sizes import read_size
+from fairacq.exceptions import BudgetError
 
 __all__ = ["check_budget_fits", "resolve_budget"]
-
-_COUNT = re.compile(r"\s*\d+\s*")
-_PERCENT = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*%\s*")
-
-
-def _ambiguous(budget: Any) -> InvalidParameterError:
-    return InvalidParameterError(
-        f"budget {budget!r} is neither a count of samples (an integer such as 200) nor a "
-        "percentage of the table (such as 20%). Write --budget 200 or --budget 20% "
-        "(budget=200 or budget='20%')."
-    )
 
 
 def resolve_budget(budget: Any, n_rows: int) -> int:
@@ -49,21 +37,7 @@ def resolve_budget(budget: Any, n_rows: int) -> int:
     >>> resolve_budget("20%", 1000), resolve_budget(150, 1000), resolve_budget("150", 10)
     (200, 150, 150)
     """
-    if isinstance(budget, numbers.Integral) and not isinstance(budget, bool):
-        return int(budget)
-    if not isinstance(budget, str):
-        raise _ambiguous(budget)
-    if _COUNT.fullmatch(budget):
-        return int(budget)
-    match = _PERCENT.fullmatch(budget)
-    if match is None:
-        raise _ambiguous(budget)
-    share = float(match.group(1))
-    if not 0 < share <= 100:
-        raise InvalidParameterError(
-            f"budget {budget!r} is not a percentage in (0%, 100%]. Write e.g. --budget 20%."
-        )
-    return math.floor(share / 100 * n_rows)
+    return read_size(budget, n_rows, name="budget", unit="samples", rounding="floor")
 
 
 def check_budget_fits(budget: int, n_rows: int, test_size: float) -> None:
