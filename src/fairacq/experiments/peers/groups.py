@@ -277,11 +277,12 @@ def _notes(config: GroupsConfig, runs: Runs, mits: MitRuns) -> list[str]:
         notes.append(
             "Mitigation comparators (`uniform + <name>`, dashed): each "
             "`fairacq.models.fit_mitigation` comparator fitted with the samplers' logistic "
-            "regression (C=1, no refit scaling) on the training rows Uniform drew in the same "
-            "trial (half the budget: the other half are its paired validation draws, which no "
-            "model trains on), scored on the same test split; their randomised predictions are "
-            "drawn with a seed. `uniform + none` is that logistic regression refitted on the "
-            "same rows without mitigation (Uniform's own model, up to the solver's tolerance)."
+            "regression (C=1, on the pool-standardised features) on the training rows Uniform "
+            "drew in the same trial (half the budget: the other half are its paired validation "
+            "draws, which no model trains on), scored on the same test split; their randomised "
+            "predictions are drawn with a seed. `uniform + none` is that logistic regression "
+            "refitted on the same rows without mitigation (Uniform's own model, up to the "
+            "solver's tolerance)."
         )
     for budget in config.budgets:
         means = {m: float(_worst(runs[m, budget]).mean()) for m in config.methods}
