@@ -10,12 +10,21 @@ import pytest
 
 from fairacq._random import spawn_seeds
 from fairacq._trace import Trace
-from fairacq.data import load_dataset
-from fairacq.exceptions import InvalidParameterError
+from fairacq.data import load_dataset, load_toy
+from fairacq.exceptions import InvalidParameterError, UnknownNameError
 from fairacq.experiments import get_experiment, run_experiment
 from fairacq.experiments.peers import GroupsConfig, RowsConfig
-from fairacq.experiments.peers._tasks import method_spec, split_cells
+from fairacq.experiments.peers._tasks import (
+    group_accuracies,
+    groups_task,
+    method_spec,
+    split_cells,
+    uniform_training_rows,
+)
+from fairacq.experiments.peers.groups import run_groups
 from fairacq.experiments.peers.rows import at_most
+from fairacq.models import MITIGATIONS, make_learner
+from fairacq.sampling import run_sampler_trials, trial_split
 
 
 def test_presets_are_registered_and_differ() -> None:
@@ -54,6 +63,125 @@ def test_groups_config_rejects_bad_values() -> None:
         GroupsConfig.quick(budgets=())
     with pytest.raises(InvalidParameterError):
         GroupsConfig.quick(methods=())
+    with pytest.raises(UnknownNameError, match="expgrad-error"):
+        GroupsConfig.quick(mitigations=("expgrad-eror",))
+
+
+def test_groups_presets_run_every_mitigation_or_none() -> None:
+    assert set(GroupsConfig.full().mitigations) == set(MITIGATIONS)
+    assert GroupsConfig.quick().mitigations == GroupsConfig.full().mitigations
+    assert GroupsConfig.quick(mitigations=()).mitigations == ()
+
+
+def test_uniform_training_rows_are_the_rows_uniform_trains_on() -> None:
+    # Refitting the samplers' logistic regression on the rows gives Uniform's final model.
+    data = load_toy(600, random_state=2)
+    traces = run_sampler_trials(data, "uniform", n_trials=2, random_state=0, budget=60)
+    for trace, seed in zip(traces, spawn_seeds(0, 2), strict=True):
+        pool, test, run_seed = trial_split(data, seed)
+        train = uniform_training_rows(pool, 60, run_seed)
+        assert train.group_names == pool.group_names
+        assert np.bincount(train.s).tolist() == [trace.final(f"n_{g}") for g in pool.group_names]
+        model = make_learner("lr", scale=False).fit(train.to_numpy(), train.y)
+        acc = group_accuracies(model.predict(test.to_numpy()), test)
+        for g in test.group_names:
+            assert acc[f"test_acc_{g}"] == pytest.approx(float(trace.final(f"test_acc_{g}")))
+        assert acc["test_worst_acc"] == pytest.approx(float(trace.final("test_worst_acc")))
+
+
+def test_group_accuracies() -> None:
+    test = load_toy(40, random_state=0)
+    pred = test.y.copy()
+    pred[np.flatnonzero(test.s == 0)[:2]] ^= 1  # two errors, both in group 0
+    acc = group_accuracies(pred, test)
+    n0 = int((test.s == 0).sum())
+    a, b = test.group_names
+    assert acc == pytest.approx(
+        {"test_accuracy": 38 / 40, f"test_acc_{a}": (n0 - 2) / n0, f"test_acc_{b}": 1.0}
+        | {"test_worst_acc": (n0 - 2) / n0}
+    )
+
+
+class _CannedExecutor:
+    """Answers the groups tasks with set numbers: worst-group accuracy per (name, budget)."""
+
+    def __init__(
+        self, worst: dict[tuple[str, int], float], plain: float, failed: tuple = ()
+    ) -> None:
+        self.worst, self.plain, self.failed = worst, plain, failed  # failed: (name, budget)s
+
+    def map(self, fn, items):
+        canned = self._traces if fn.func is groups_task else self._mitigation
+        return [canned(item) for item in items]
+
+    def _traces(self, item):
+        w = self.worst[item]
+        final = {"test_worst_acc": w, "test_acc_a": w, "test_acc_b": 0.9, "pi_a": 0.5, "pi_b": 0.5}
+        steps = pd.DataFrame([{"step": 0, "cost": 2.0, **final}])
+        return [Trace(steps, {"groups": ["a", "b"]}) for _ in range(2)]
+
+    def _mitigation(self, item):
+        w = self.worst[item]
+        row = {"test_accuracy": 0.8, "test_acc_a": w, "test_acc_b": 0.9, "test_worst_acc": w}
+        row |= {"plain_test_accuracy": 0.81, "plain_test_worst_acc": self.plain, "fit_failed": 0.0}
+        failed = row | {k: np.nan for k in row if k.startswith("test")} | {"fit_failed": 1.0}
+        return [row, failed if item in self.failed else row]
+
+
+def test_groups_summary_sets_the_mitigations_beside_the_samplers() -> None:
+    config = GroupsConfig.quick(
+        budgets=(100, 200), methods=("aopt", "uniform"), mitigations=("threshold-eo", "reweighing")
+    )
+    worst = {
+        ("aopt", 100): 0.70, ("uniform", 100): 0.68,
+        ("threshold-eo", 100): 0.72, ("reweighing", 100): 0.66,
+        ("aopt", 200): 0.80, ("uniform", 200): 0.78,
+        ("threshold-eo", 200): 0.75, ("reweighing", 200): 0.79,
+    }  # fmt: skip
+    res = run_groups(config, _CannedExecutor(worst, plain=0.70))
+    assert res.value(
+        method="uniform + threshold-eo", budget=100, metric="final_test_worst_acc"
+    ) == (pytest.approx(0.72))
+    assert res.value(method="uniform + reweighing", budget=200, metric="test_accuracy") == 0.8
+    assert res.value(method="uniform + none", budget=200, metric="test_accuracy") == 0.81
+    table = res.tables["Final worst-group test accuracy (mean ± std over seeds)"]
+    assert table["method"].tolist() == [
+        "aopt", "uniform", "uniform + none", "uniform + threshold-eo", "uniform + reweighing",
+    ]  # fmt: skip
+    assert table.loc[3, "budget 100"] == "0.720 ± 0.000"
+    notes = " ".join(res.notes)
+    assert (
+        "the best mitigation (threshold-eo, 0.720) beats the best sampler (aopt, 0.700)" in notes
+    )
+    assert "no mitigation on Uniform's rows beats the best sampler (aopt, 0.800)" in notes
+    assert "threshold-eo 0.720 (+0.020)" in notes  # paired change against no mitigation
+    (verdict,) = [v for v in res.verdicts if "mitigation" in v.name]
+    assert verdict.met
+    assert verdict.ours == pytest.approx(0.80)
+    assert verdict.target == pytest.approx(0.79)
+    labels = [t.get_text() for t in res.figures["peers-groups"].axes[0].get_legend().get_texts()]
+    assert labels == ["aopt", "uniform", "uniform + threshold-eo", "uniform + reweighing"]
+
+
+def test_groups_summary_counts_the_seeds_a_mitigation_could_not_be_fitted_on() -> None:
+    config = GroupsConfig.quick(
+        budgets=(100,), methods=("uniform",), mitigations=("threshold-dp", "reweighing")
+    )
+    worst = {("uniform", 100): 0.7, ("threshold-dp", 100): 0.6, ("reweighing", 100): 0.65}
+    res = run_groups(config, _CannedExecutor(worst, 0.7, failed=(("threshold-dp", 100),)))
+    assert res.value(method="uniform + threshold-dp", budget=100, metric="fit_failed") == 0.5
+    assert res.value(method="uniform + threshold-dp", budget=100, metric="test_accuracy") == 0.8
+    table = res.tables["Final worst-group test accuracy (mean ± std over seeds)"]
+    assert table.loc[2, "budget 100"] == "0.600 ± 0.000 (1 of 2 seeds)"
+    assert "threshold-dp 0.600 (-0.100; fitted on 1 of 2 seeds)" in " ".join(res.notes)
+
+
+def test_groups_summary_without_mitigations_is_the_samplers_alone() -> None:
+    config = GroupsConfig.quick(budgets=(100,), methods=("aopt", "uniform"), mitigations=())
+    res = run_groups(config, _CannedExecutor({("aopt", 100): 0.7, ("uniform", 100): 0.6}, 0.6))
+    assert {r["method"] for r in res.rows} == {"aopt", "uniform"}
+    assert len(res.tables) == 1
+    assert not any("mitigation" in n for n in res.notes)
 
 
 def test_method_labels_map_to_acquirers() -> None:
@@ -133,12 +261,28 @@ def test_peers_rows_skips_absent_acs_with_a_note(tmp_path, monkeypatch) -> None:
 
 def test_peers_groups_quick_runs_end_to_end(tmp_path) -> None:
     res = run_experiment(
-        "peers-groups", preset="quick", out_dir=tmp_path, budgets=(120,), n_trials=1
+        "peers-groups",
+        preset="quick",
+        out_dir=tmp_path,
+        budgets=(120,),
+        n_trials=1,
+        mitigations=("threshold-eo", "expgrad-error"),
     )
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["verdicts"]
     methods = {r["method"] for r in res.rows}
-    assert methods == set(GroupsConfig().methods)
+    mitigated = {"uniform + none", "uniform + threshold-eo", "uniform + expgrad-error"}
+    assert methods == set(GroupsConfig().methods) | mitigated
     worst = res.value(method="aopt", budget=120, metric="final_test_worst_acc")
     assert 0.0 < worst <= 1.0
+    mitigation = res.value(method="uniform + expgrad-error", budget=120, metric="test_accuracy")
+    assert 0.5 < mitigation <= 1.0
+    # no mitigation on Uniform's rows is Uniform's own model, up to the solver's tolerance
+    assert res.value(method="uniform + none", budget=120, metric="final_test_worst_acc") == (
+        pytest.approx(
+            res.value(method="uniform", budget=120, metric="final_test_worst_acc"), abs=0.01
+        )
+    )
+    # seed 0 draws 15 White & Female rows, none positive: ThresholdOptimizer cannot fit them
+    assert res.value(method="uniform + threshold-eo", budget=120, metric="fit_failed") == 1.0
     assert (tmp_path / "peers-groups.png").exists()

@@ -93,3 +93,19 @@ def test_a_learner_without_sample_weight_is_refused_for_reweighting_only(split):
 def test_unknown_name_suggests_the_closest():
     with pytest.raises(UnknownNameError, match="threshold-dp"):
         mitigation_unavailable("treshold-dp", "lr")
+
+
+def _error_gap(errors: np.ndarray, ds) -> float:
+    per_group = [errors[ds.s == g].mean() for g in range(ds.n_groups)]
+    return float(max(per_group) - min(per_group))
+
+
+def test_error_rate_parity_evens_the_groups_training_errors(split):
+    X, y = split.train.to_numpy(), split.train.y
+    plain = make_learner("lr", random_state=0).fit(X, y)
+    model = fit_mitigation("expgrad-error", split.train, random_state=0)
+    p1 = model.model._pmf_predict(X)[:, 1]  # the mixture's P(predict 1): its expected errors
+    before = _error_gap((plain.predict(X) != y).astype(float), split.train)
+    after = _error_gap(np.where(y == 1, 1.0 - p1, p1), split.train)
+    assert before > 0.04
+    assert after <= 0.02 + 1e-3  # each group within ErrorRateParity's 0.01 of the overall

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from fairacq._random import spawn_seeds
 from fairacq.data import load_toy
 from fairacq.exceptions import InvalidParameterError, UnknownNameError
 from fairacq.experiments import make_executor
-from fairacq.sampling import run_sampler_trials
+from fairacq.sampling import DatasetOracle, make_sampler, run_sampler_trials, trial_split
 
 
 def test_same_seed_same_traces_whatever_the_executor():
@@ -36,3 +38,16 @@ def test_bad_input():
         run_sampler_trials(data, "aopt", n_trials=0)
     with pytest.raises(InvalidParameterError, match="test_size"):
         run_sampler_trials(data, "aopt", test_size=1.0)
+
+
+def test_trial_split_gives_the_pool_and_test_rows_of_each_trial():
+    data = load_toy(300, random_state=1)
+    traces = run_sampler_trials(data, "uniform", n_trials=2, random_state=3, budget=40)
+    for trace, seed in zip(traces, spawn_seeds(3, 2), strict=True):
+        pool, test, run_seed = trial_split(data, seed)
+        assert len(pool) + len(test) == len(data)
+        np.testing.assert_allclose(pool.to_numpy().mean(axis=0), 0.0, atol=1e-9)
+        again = make_sampler("uniform", budget=40, random_state=run_seed).run(
+            DatasetOracle(pool), test=test
+        )
+        assert again.to_frame()["test_worst_acc"].equals(trace.to_frame()["test_worst_acc"])

@@ -18,12 +18,12 @@ with :class:`AveragedSGDLogistic`); the round learners :class:`ExactLogistic`,
 :class:`IncrementalMLP`, :class:`IncrementalCNN`; the score functions :func:`vc_deviation`,
 :func:`rademacher_deviation`, :func:`theory_ucb`, :func:`practical_ucb`,
 :func:`mann_kendall_score`; :func:`run_sampler_trials` runs a sampler in independent trials on
-a dataset (a fresh pool/test split each); :func:`allocate_budget` answers "how many samples of
-each group should I collect?" (the method beside Uniform on the same seeds: an
-:class:`AllocationResult`, written by :func:`write_allocation`), as ``fairacq sample`` does;
-:class:`RefitLearner` refits any scikit-learn classifier (``learner=``) each round;
-:func:`resolve_budget` reads a budget written as a count or ``"20%"``. Choices the paper
-leaves open: ``docs/paper-notes/aopt.md``.
+a dataset (a fresh pool/test split each, :func:`trial_split`); :func:`allocate_budget` answers
+"how many samples of each group should I collect?" (the method beside Uniform on the same
+seeds: an :class:`AllocationResult`, written by :func:`write_allocation`), as ``fairacq
+sample`` does; :class:`RefitLearner` refits any scikit-learn classifier (``learner=``) each
+round; :func:`resolve_budget` reads a budget written as a count or ``"20%"``. Choices the
+paper leaves open: ``docs/paper-notes/aopt.md``.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ from fairacq.sampling._registry import available_samplers, make_sampler
 from fairacq.sampling._slice_allocation import allocate_slices, slice_objective
 from fairacq.sampling._slice_tuner import SliceTunerSampler
 from fairacq.sampling._trend import mann_kendall_score
-from fairacq.sampling._trials import run_sampler_trials
+from fairacq.sampling._trials import run_sampler_trials, trial_split
 from fairacq.sampling._ucb import practical_ucb, rademacher_deviation, theory_ucb, vc_deviation
 from fairacq.sampling.learners._averaged_sgd import AveragedSGDLogistic
 from fairacq.sampling.learners._cnn import IncrementalCNN
@@ -96,6 +96,7 @@ __all__ = [
     "run_sampler_trials",
     "slice_objective",
     "theory_ucb",
+    "trial_split",
     "vc_deviation",
     "write_allocation",
 ]

@@ -19,7 +19,7 @@ from fairacq.sampling._registry import make_sampler
 if TYPE_CHECKING:
     from fairacq._trace import Trace
 
-__all__ = ["TrialMapper", "check_dataset", "run_sampler_trials"]
+__all__ = ["TrialMapper", "check_dataset", "run_sampler_trials", "trial_split"]
 
 
 class TrialMapper(Protocol):
@@ -28,14 +28,24 @@ class TrialMapper(Protocol):
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]: ...
 
 
-def _trial(
-    dataset: FairDataset,
-    method: str,
-    params: Mapping[str, Any],
-    test_size: float,
-    seed: np.random.SeedSequence,
-) -> Trace:
-    """One trial: a stratified pool/test split seeded by ``seed``, then the sampler."""
+def trial_split(
+    dataset: FairDataset, seed: np.random.SeedSequence, *, test_size: float = 0.3
+) -> tuple[FairDataset, FairDataset, np.random.SeedSequence]:
+    """Return the pool, the test set and the sampler's seed of one trial of ``seed``.
+
+    The split :func:`run_sampler_trials` makes: ``test_size`` of ``dataset`` held out,
+    stratified by group and label, both parts standardised with the pool's statistics. Its
+    trial ``i`` uses ``spawn_seeds(random_state, n_trials)[i]``, so this gives the rows any
+    sampler saw in that trial (to fit other models on the same splits).
+
+    Examples
+    --------
+    >>> from fairacq._random import spawn_seeds
+    >>> from fairacq.data import load_toy
+    >>> pool, test, _ = trial_split(load_toy(400), spawn_seeds(0, 1)[0])
+    >>> len(pool), len(test)
+    (280, 120)
+    """
     from sklearn.model_selection import train_test_split
 
     split_seed, run_seed = child_seeds(seed, 2)
@@ -47,7 +57,18 @@ def _trial(
     )
     pool = dataset.subset(idx_pool)
     test = standardize(dataset.subset(idx_test), reference=pool)
-    pool = standardize(pool)
+    return standardize(pool), test, run_seed
+
+
+def _trial(
+    dataset: FairDataset,
+    method: str,
+    params: Mapping[str, Any],
+    test_size: float,
+    seed: np.random.SeedSequence,
+) -> Trace:
+    """One trial: a stratified pool/test split seeded by ``seed``, then the sampler."""
+    pool, test, run_seed = trial_split(dataset, seed, test_size=test_size)
     sampler = make_sampler(method, random_state=run_seed, **params)
     held = np.bincount(np.asarray(test.s), minlength=len(test.group_names))
     held_out = {str(g): int(n) for g, n in zip(test.group_names, held, strict=True)}

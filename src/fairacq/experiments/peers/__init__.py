@@ -4,7 +4,8 @@
 DataSift-Inf, Entropy, Random -- beside fairlearn's ThresholdOptimizer on COMPAS and Adult
 (ACS Income when present); :mod:`.groups` (``peers-groups``) runs the group samplers -- Aopt,
 Uniform, Slice Tuner, MinimaxFair, Abernethy et al.'s ε-greedy -- on Adult's race x sex
-groups. This package imports the acquisition and sampling families and ``fairacq.models``.
+groups, beside fairlearn's mitigations fitted on the rows Uniform draws. This package imports
+the acquisition and sampling families and ``fairacq.models``.
 """
 
 from fairacq.experiments.peers import groups, rows

@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from fairacq._validation import did_you_mean
 from fairacq.exceptions import InvalidParameterError
 from fairacq.experiments._framework.config import ExperimentConfig
+from fairacq.models import MITIGATIONS
 
 __all__ = ["POST_TOLS", "GroupsConfig", "RowsConfig"]
 
@@ -135,6 +137,10 @@ class GroupsConfig(ExperimentConfig):
         Draws per run (training plus paired validation draws).
     methods : tuple of str
         Registered samplers, each with its own defaults.
+    mitigations : tuple of str
+        Comparators of :data:`fairacq.models.MITIGATIONS`, each fitted on the training rows
+        Uniform draws in the same trial at each budget ("collect uniformly, then mitigate");
+        empty for none. Both presets run all six.
     """
 
     QUICK: ClassVar[dict[str, Any]] = {"n_trials": 2, "budgets": (200, 400)}
@@ -150,6 +156,14 @@ class GroupsConfig(ExperimentConfig):
         "minimax-fair",
         "abernethy-greedy",
     )
+    mitigations: tuple[str, ...] = (
+        "threshold-dp",
+        "threshold-eo",
+        "expgrad-dp",
+        "expgrad-eo",
+        "expgrad-error",
+        "reweighing",
+    )
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -157,3 +171,6 @@ class GroupsConfig(ExperimentConfig):
             raise InvalidParameterError("GroupsConfig: budgets must be >= 1 (one at least).")
         if not self.methods:
             raise InvalidParameterError("GroupsConfig: name one method at least.")
+        for name in self.mitigations:
+            if name not in MITIGATIONS:
+                raise did_you_mean("mitigation", name, MITIGATIONS, "fairacq.models.MITIGATIONS")

@@ -14,14 +14,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
 
-from fairacq._random import child
+from fairacq._random import child, spawn_seeds
 from fairacq._trace import Trace
 from fairacq.acquisition import PartitionDroppedWarning, make_acquirer
 from fairacq.data import FairDataset, load_dataset
 from fairacq.metrics import accuracy, demographic_parity_diff_abs
-from fairacq.models import make_learner
-from fairacq.sampling import run_sampler_trials
+from fairacq.models import fit_mitigation, make_learner
+from fairacq.sampling import DatasetOracle, make_sampler, run_sampler_trials, trial_split
 
 if TYPE_CHECKING:
     from fairacq.experiments.peers._config import GroupsConfig, RowsConfig
@@ -31,11 +33,14 @@ __all__ = [
     "MITIGATION",
     "SPLIT_RATIOS",
     "RowTask",
+    "group_accuracies",
+    "groups_mitigation_task",
     "groups_task",
     "load_rows_dataset",
     "method_spec",
     "rows_task",
     "split_cells",
+    "uniform_training_rows",
 ]
 
 #: train : validation : pool : test, per (group, label) cell (Falcon's COMPAS sizes
@@ -179,11 +184,114 @@ def _threshold_optimizer(
     }
 
 
+def _groups_data(config: GroupsConfig) -> FairDataset:
+    return load_dataset("adult").with_sensitive(*config.groups)
+
+
 def groups_task(config: GroupsConfig, task: tuple[str, int]) -> list[Trace]:
     """Every trial of one group sampler at one budget (same splits for every method)."""
     method, budget = task
-    data = load_dataset("adult").with_sensitive(*config.groups)
     traces: list[Trace] = run_sampler_trials(
-        data, method, n_trials=config.n_trials, random_state=config.seed, budget=budget
+        _groups_data(config),
+        method,
+        n_trials=config.n_trials,
+        random_state=config.seed,
+        budget=budget,
     )
     return traces
+
+
+class _RecordingOracle(DatasetOracle):
+    """A :class:`DatasetOracle` that keeps every draw, in order, as (group code, X, y)."""
+
+    def __init__(self, dataset: FairDataset) -> None:
+        self.draws: list[tuple[int, NDArray[np.float64], NDArray[np.int64]]] = []
+        super().__init__(dataset)
+
+    def reset(self) -> None:
+        super().reset()
+        self.draws = []
+
+    def draw(
+        self, group: int, n: int, rng: np.random.Generator
+    ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+        X, y = super().draw(group, n, rng)
+        self.draws.append((int(group), X, y))
+        return X, y
+
+
+def uniform_training_rows(
+    pool: FairDataset, budget: int, seed: np.random.SeedSequence
+) -> FairDataset:
+    """Return the rows of ``pool`` Uniform trains on (``pool``, ``seed`` from ``trial_split``).
+
+    Uniform's rule (the group drawn least so far) reads no model, so its draws do not depend
+    on its learner: the run is replayed, with a constant learner, on an oracle whose only
+    feature is the pool's row number and which keeps what it draws. Each round draws its
+    training rows, then the paired validation rows: the even draws are the training set.
+    """
+    from sklearn.dummy import DummyClassifier
+
+    ids = FairDataset(
+        pd.DataFrame({"row": np.arange(len(pool), dtype=np.float64)}),
+        pool.y,
+        pool.sensitive,
+        sensitive_attrs=pool.sensitive_attrs,
+    )
+    assert ids.group_names == pool.group_names
+    oracle = _RecordingOracle(ids)
+    sampler = make_sampler("uniform", budget=budget, random_state=seed, learner=DummyClassifier())
+    sampler.run(oracle)
+    rows = np.concatenate([X[:, 0] for _, X, _ in oracle.draws[0::2]]).astype(np.int64)
+    return pool.subset(rows)
+
+
+def group_accuracies(pred: Any, test: FairDataset) -> dict[str, float]:
+    """Return the overall, per-group (``test_acc_<g>``) and worst-group accuracy of ``pred``."""
+    hit = np.asarray(pred) == np.asarray(test.y)
+    s = np.asarray(test.s)
+    out = {"test_accuracy": float(hit.mean())}
+    for g, name in enumerate(test.group_names):
+        out[f"test_acc_{name}"] = float(hit[s == g].mean())
+    out["test_worst_acc"] = min(out[f"test_acc_{name}"] for name in test.group_names)
+    return out
+
+
+def groups_mitigation_task(config: GroupsConfig, task: tuple[str, int]) -> list[dict[str, float]]:
+    """Every trial of one mitigation fitted on the training rows Uniform draws at one budget.
+
+    Same splits as :func:`groups_task`; the base learner is the samplers' (logistic
+    regression, C=1, on the pool-standardised features). Each trial also reports that
+    learner refitted on the same rows without mitigation (``plain_*``: Uniform's own model).
+    fairlearn's ThresholdOptimizer cannot fit a group whose rows all have one label (small
+    budgets, rare positives): such a trial has NaN scores and ``fit_failed`` 1.
+    """
+    name, budget = task
+    data = _groups_data(config)
+    out = []
+    for seed in spawn_seeds(config.seed, config.n_trials):
+        pool, test, run_seed = trial_split(data, seed)
+        train = uniform_training_rows(pool, budget, run_seed)
+        plain = make_learner("lr", scale=False, random_state=child(seed, 2))
+        plain.fit(train.to_numpy(), train.y)
+        base = group_accuracies(plain.predict(test.to_numpy()), test)
+        learner = make_learner("lr", scale=False)
+        try:
+            model = fit_mitigation(name, train, learner=learner, random_state=child(seed, 2))
+        except ValueError:
+            if not _one_label_group(train):
+                raise
+            scores = {key: float("nan") for key in base} | {"fit_failed": 1.0}
+        else:
+            pred = model.predict(test, random_state=child(seed, 3))
+            scores = group_accuracies(pred, test) | {"fit_failed": 0.0}
+        scores["plain_test_accuracy"] = base["test_accuracy"]
+        scores["plain_test_worst_acc"] = base["test_worst_acc"]
+        scores["n_train"] = float(len(train))
+        out.append(scores)
+    return out
+
+
+def _one_label_group(data: FairDataset) -> bool:
+    s, y = np.asarray(data.s), np.asarray(data.y)
+    return any(np.unique(y[s == g]).size < 2 for g in range(data.n_groups))

@@ -3,7 +3,9 @@
 Adult's four race_binary x sex groups; every sampler runs with its own defaults at each
 budget (training plus paired validation draws) on the same pool/test splits
 (``run_sampler_trials`` with one root seed), and is scored by its final worst-group test
-accuracy. Choices and earlier numbers: ``docs/paper-notes/peers-groups.md``.
+accuracy. Beside them, the mitigation comparators ("collect uniformly, then mitigate"): each
+of ``config.mitigations`` fitted on the training rows Uniform drew in the same trial
+(``groups_mitigation_task``). Choices and earlier numbers: ``docs/paper-notes/peers-groups.md``.
 """
 
 from __future__ import annotations
@@ -20,35 +22,71 @@ from fairacq.experiments._framework.registry import ExperimentSpec, register
 from fairacq.experiments._framework.result import ExperimentResult, mean_std_row
 from fairacq.experiments._framework.verdict import Verdict
 from fairacq.experiments.peers._config import GroupsConfig
-from fairacq.experiments.peers._tasks import groups_task
+from fairacq.experiments.peers._tasks import groups_mitigation_task, groups_task
 from fairacq.reporting import new_figure
 
 __all__ = ["GroupsConfig", "run_groups"]
 
+Runs = dict[tuple[str, int], list[Trace]]
+#: (mitigation, budget) -> one dict per trial (``groups_mitigation_task``).
+MitRuns = dict[tuple[str, int], list[dict[str, float]]]
+Floats = np.ndarray[Any, np.dtype[np.float64]]
 
-def _worst(traces: list[Trace]) -> np.ndarray[Any, np.dtype[np.float64]]:
+
+def _worst(traces: list[Trace]) -> Floats:
     return np.array([float(t.final("test_worst_acc")) for t in traces], dtype=np.float64)
 
 
+def _values(trials: list[dict[str, float]], key: str) -> Floats:
+    return np.array([r[key] for r in trials], dtype=np.float64)
+
+
+def _fitted(values: Floats) -> Floats:
+    """Drop the trials a mitigation could not be fitted on (their scores are NaN)."""
+    return values[np.isfinite(values)]
+
+
+def _mean(values: Floats) -> float:
+    kept = _fitted(values)
+    return float(kept.mean()) if kept.size else float("nan")
+
+
+def _label(mitigation: str) -> str:
+    """Return the method name of a mitigation fitted on Uniform's rows ("none": none)."""
+    return f"uniform + {mitigation}"
+
+
 def run_groups(config: GroupsConfig, executor: Executor) -> ExperimentResult:
-    """Run every sampler at every budget; report final worst-group test accuracy."""
+    """Run every sampler and mitigation at every budget; report worst-group test accuracy."""
     tasks = [(m, b) for b in config.budgets for m in config.methods]
     outs = executor.map(functools.partial(groups_task, config), tasks)
     runs = {task: list(out) for task, out in zip(tasks, outs, strict=True)}
+    mit_tasks = [(m, b) for b in config.budgets for m in config.mitigations]
+    mit_outs = executor.map(functools.partial(groups_mitigation_task, config), mit_tasks)
+    mits = {task: list(out) for task, out in zip(mit_tasks, mit_outs, strict=True)}
     result = ExperimentResult(
         experiment="peers-groups",
         preset=config.preset,
         title="Adult, race_binary x sex: Aopt, Uniform, Slice Tuner, MinimaxFair, "
-        "Abernethy ε-greedy; worst-group test accuracy",
+        "Abernethy ε-greedy, and fairlearn mitigation on Uniform's rows; worst-group test "
+        "accuracy",
         config=config.to_dict(),
     )
     for (method, budget), traces in runs.items():
         result.traces[f"{method} b{budget}"] = traces
         result.rows += _rows(method, budget, traces)
-    result.figures["peers-groups"] = _figure(config, runs)
-    result.tables["Final worst-group test accuracy (mean ± std over seeds)"] = _table(config, runs)
-    result.verdicts += _verdicts(config, runs)
-    result.notes += _notes(config, runs)
+    result.rows += _mitigation_rows(config, mits)
+    result.figures["peers-groups"] = _figure(config, runs, mits)
+    result.tables["Final worst-group test accuracy (mean ± std over seeds)"] = _table(
+        config, runs, mits
+    )
+    if mits:
+        result.tables[
+            "Uniform's rows with and without a mitigation: overall test accuracy "
+            "(mean ± std over seeds)"
+        ] = pd.DataFrame(_mitigation_lines(config, mits, "test_accuracy"))
+    result.verdicts += _verdicts(config, runs, mits)
+    result.notes += _notes(config, runs, mits)
     return result
 
 
@@ -71,34 +109,96 @@ def _rows(method: str, budget: int, traces: list[Trace]) -> list[dict[str, Any]]
     return rows
 
 
-def _table(config: GroupsConfig, runs: dict[tuple[str, int], list[Trace]]) -> pd.DataFrame:
+def _mitigation_rows(config: GroupsConfig, mits: MitRuns) -> list[dict[str, Any]]:
+    """Tidy rows of the mitigations, and of Uniform's rows refitted without one ("none")."""
+    rows: list[dict[str, Any]] = []
+    for budget in config.budgets:
+        for name in config.mitigations:
+            trials = mits[name, budget]
+            keys: dict[str, Any] = {"dataset": "adult", "method": _label(name), "budget": budget}
+            rows.append(mean_std_row(_values(trials, "fit_failed"), metric="fit_failed", **keys))
+            scores = [("final_test_worst_acc", "test_worst_acc")] + [
+                (k, k) for k in sorted(trials[0]) if k.startswith("test_acc")
+            ]
+            for metric, key in scores:
+                kept = _fitted(_values(trials, key))  # the trials it was fitted on
+                if kept.size:
+                    rows.append(mean_std_row(kept, metric=metric, **keys))
+        if config.mitigations:
+            trials = mits[config.mitigations[0], budget]
+            keys = {"dataset": "adult", "method": _label("none"), "budget": budget}
+            for metric, key in (
+                ("final_test_worst_acc", "plain_test_worst_acc"),
+                ("test_accuracy", "plain_test_accuracy"),
+            ):
+                rows.append(mean_std_row(_values(trials, key), metric=metric, **keys))
+    return rows
+
+
+def _cell(values: Floats) -> str:
+    kept = _fitted(values)
+    if not kept.size:
+        return "not fitted"
+    cell = f"{kept.mean():.3f} ± {kept.std():.3f}"
+    return cell if kept.size == values.size else f"{cell} ({kept.size} of {values.size} seeds)"
+
+
+def _table(config: GroupsConfig, runs: Runs, mits: MitRuns) -> pd.DataFrame:
     lines = []
     for method in config.methods:
         line = {"method": method}
         for budget in config.budgets:
-            w = _worst(runs[method, budget])
-            line[f"budget {budget}"] = f"{w.mean():.3f} ± {w.std():.3f}"
+            line[f"budget {budget}"] = _cell(_worst(runs[method, budget]))
         lines.append(line)
-    return pd.DataFrame(lines)
+    return pd.DataFrame(lines + _mitigation_lines(config, mits, "test_worst_acc"))
 
 
-def _figure(config: GroupsConfig, runs: dict[tuple[str, int], list[Trace]]) -> Any:
-    """Worst-group accuracy against budget: one line per sampler, mean ± std over seeds."""
-    fig = new_figure(7.0, 4.2)
+def _mitigation_lines(config: GroupsConfig, mits: MitRuns, metric: str) -> list[dict[str, str]]:
+    """Table lines of ``metric``: Uniform's rows without mitigation ("none"), then each one."""
+    if not config.mitigations:
+        return []
+    lines = []
+    for name in ("none", *config.mitigations):
+        # "none" (the plain refit) is recorded in every mitigation's trials: read the first's
+        source, key = (
+            (config.mitigations[0], f"plain_{metric}") if name == "none" else (name, metric)
+        )
+        line = {"method": _label(name)}
+        for budget in config.budgets:
+            line[f"budget {budget}"] = _cell(_values(mits[source, budget], key))
+        lines.append(line)
+    return lines
+
+
+def _figure(config: GroupsConfig, runs: Runs, mits: MitRuns) -> Any:
+    """Worst-group accuracy against budget, mean ± std over seeds.
+
+    One solid line per sampler; one dashed line per mitigation fitted on Uniform's rows.
+    """
+    fig = new_figure(9.0, 4.6)
     ax = fig.subplots()
     budgets = np.asarray(config.budgets, dtype=float)
+    series: list[tuple[str, list[Floats], str, bool]] = []  # label, values, marker, dashed
+    for method in config.methods:
+        series.append((method, [_worst(runs[method, b]) for b in config.budgets], "o", False))
+    markers = "sv^DPX<>"
+    for k, name in enumerate(config.mitigations):
+        worst = [_fitted(_values(mits[name, b], "test_worst_acc")) for b in config.budgets]
+        series.append((_label(name), worst, markers[k % len(markers)], True))
     width = 0.015 * (budgets.max() - budgets.min() + 1.0)
-    for k, method in enumerate(config.methods):
-        worst = [_worst(runs[method, b]) for b in config.budgets]
-        shift = (k - (len(config.methods) - 1) / 2) * width  # keep the error bars apart
+    colours = [f"C{k}" for k in range(10)] + ["0.35", "0.6"]
+    for k, (label, worst, marker, dashed) in enumerate(series):
+        shift = (k - (len(series) - 1) / 2) * width  # keep the error bars apart
         ax.errorbar(
             budgets + shift,
-            [w.mean() for w in worst],
-            yerr=[w.std() for w in worst],
-            marker="o",
+            [_mean(w) for w in worst],
+            yerr=[float(w.std()) if w.size else 0.0 for w in worst],
+            marker=marker,
+            linestyle="--" if dashed else "-",
+            linewidth=1.1 if dashed else 1.6,
             capsize=3,
-            linewidth=1.6,
-            label=method,
+            color=colours[k % len(colours)],
+            label=label,
         )
     ax.set_xticks(budgets, [str(b) for b in config.budgets])
     ax.set_xlabel("samples drawn (budget)")
@@ -106,11 +206,11 @@ def _figure(config: GroupsConfig, runs: dict[tuple[str, int], list[Trace]]) -> A
     ax.grid(True, alpha=0.3)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    ax.legend(frameon=False)
+    ax.legend(frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize="small")
     return fig
 
 
-def _verdicts(config: GroupsConfig, runs: dict[tuple[str, int], list[Trace]]) -> list[Verdict]:
+def _verdicts(config: GroupsConfig, runs: Runs, mits: MitRuns) -> list[Verdict]:
     budget = max(config.budgets)
     means = {m: float(_worst(runs[m, budget]).mean()) for m in config.methods}
     best = max(means, key=means.__getitem__)
@@ -140,20 +240,56 @@ def _verdicts(config: GroupsConfig, runs: dict[tuple[str, int], list[Trace]]) ->
                     f"({config.n_trials} seed(s)).",
                 )
             )
+    mit = _best_mitigation(config, mits, budget) if config.mitigations else None
+    if mit is not None:
+        out.append(
+            Verdict.check(
+                f"best sampler's worst-group accuracy at budget {budget} at least every "
+                "mitigation's on Uniform's rows",
+                means[best],
+                ">=",
+                mit[1],
+                detail=f"best sampler {best} {means[best]:.3f}, best mitigation {_label(mit[0])} "
+                f"{mit[1]:.3f} ({config.n_trials} seed(s)).",
+            )
+        )
     return out
 
 
-def _notes(config: GroupsConfig, runs: dict[tuple[str, int], list[Trace]]) -> list[str]:
+def _best_mitigation(config: GroupsConfig, mits: MitRuns, budget: int) -> tuple[str, float] | None:
+    """Return the mitigation of best mean worst-group accuracy (None when none was fitted)."""
+    means = {m: _mean(_values(mits[m, budget], "test_worst_acc")) for m in config.mitigations}
+    means = {m: v for m, v in means.items() if np.isfinite(v)}
+    if not means:
+        return None
+    name = max(means, key=means.__getitem__)
+    return name, means[name]
+
+
+def _notes(config: GroupsConfig, runs: Runs, mits: MitRuns) -> list[str]:
     notes = [
         "Every sampler runs with its defaults (Abernethy's ε-greedy with its averaged-SGD "
         "learner, the others with exact logistic regression) on the pool/test splits of "
         "`run_sampler_trials` (70/30 stratified by group and label, standardised by the "
         f"pool), root seed {config.seed}, so every method sees the same splits.",
     ]
+    if config.mitigations:
+        notes.append(
+            "Mitigation comparators (`uniform + <name>`, dashed): each "
+            "`fairacq.models.fit_mitigation` comparator fitted with the samplers' logistic "
+            "regression (C=1, on the pool-standardised features) on the training rows Uniform "
+            "drew in the same trial (half the budget: the other half are its paired validation "
+            "draws, which no model trains on), scored on the same test split; their randomised "
+            "predictions are drawn with a seed. `uniform + none` is that logistic regression "
+            "refitted on the same rows without mitigation (Uniform's own model, up to the "
+            "solver's tolerance)."
+        )
     for budget in config.budgets:
         means = {m: float(_worst(runs[m, budget]).mean()) for m in config.methods}
         ranking = sorted(means.items(), key=lambda kv: -kv[1])
         notes.append(f"Budget {budget}: " + ", ".join(f"{m} {v:.3f}" for m, v in ranking) + ".")
+        if config.mitigations:
+            notes.append(_mitigation_note(config, mits, budget, ranking[0]))
     if config.preset == "quick":
         notes.append(
             f"Quick preset: budgets {', '.join(map(str, config.budgets))}, "
@@ -173,3 +309,42 @@ register(
         run=run_groups,  # type: ignore[arg-type]
     )
 )
+
+
+def _mitigation_note(
+    config: GroupsConfig, mits: MitRuns, budget: int, best: tuple[str, float]
+) -> str:
+    """One finding: the mitigations at ``budget`` against no mitigation and the best sampler."""
+    trials = mits[config.mitigations[0], budget]
+    plain = float(_values(trials, "plain_test_worst_acc").mean())
+    parts = []
+    for name in config.mitigations:
+        values = _values(mits[name, budget], "test_worst_acc")
+        change = _mean(values - _values(mits[name, budget], "plain_test_worst_acc"))
+        kept = _fitted(values).size
+        if not kept:
+            parts.append(f"{name} not fitted (a group with one label in every seed)")
+            continue
+        seeds = "" if kept == values.size else f"; fitted on {kept} of {values.size} seeds"
+        parts.append(f"{name} {_mean(values):.3f} ({change:+.3f}{seeds})")
+    mit = _best_mitigation(config, mits, budget)
+    if mit is None:
+        verdict = "no mitigation could be fitted"
+    elif mit[1] > best[1]:
+        name, value = mit
+        verdict = (
+            f"the best mitigation ({name}, {value:.3f}) beats the best sampler ({best[0]}, "
+            f"{best[1]:.3f}) by {value - best[1]:.3f}"
+        )
+    else:
+        name, value = mit
+        verdict = (
+            f"no mitigation on Uniform's rows beats the best sampler ({best[0]}, {best[1]:.3f}); "
+            f"the best one ({name}, {value:.3f}) is {best[1] - value:.3f} below it"
+        )
+    return (
+        f"Budget {budget}, Uniform's rows with a mitigation (worst-group accuracy, change against "
+        f"no mitigation {plain:.3f} on the same rows, paired by seed): "
+        + ", ".join(parts)
+        + f"; {verdict}."
+    )
