@@ -26,7 +26,7 @@ from fairacq.exceptions import (
 )
 
 BLOCK = 64
-METHODS = ["random", "entropy", "inf", "autodata", "datasift", "datasift-inf"]
+METHODS = ["random", "entropy", "inf", "autodata", "datasift", "datasift-inf", "falcon"]
 PARAMS = {"budget": 100, "batch_size": 20, "tau": 0.0, "random_state": 3}
 
 

@@ -50,18 +50,29 @@ class EntropyAcquirer(Acquirer):
         return Proposal(entropy_order(state, rng))
 
 
-def entropy_order(state: AcquisitionState, rng: np.random.Generator) -> NDArray[np.int64]:
+def entropy_order(
+    state: AcquisitionState,
+    rng: np.random.Generator,
+    scores: NDArray[np.float64] | None = None,
+) -> NDArray[np.int64]:
     """Available pool positions by decreasing entropy of the current model, ties at random.
 
     What :class:`EntropyAcquirer` proposes; Falcon's entropy rounds (``lam < 1``) use it too,
-    so that they pick what Entropy would with the same model and stream.
+    so that they pick what Entropy would with the same model and stream. ``scores`` may give
+    the model's P(y=1) for every pool row, scored block by block as ``state.pool.map_blocks``
+    does (:class:`~fairacq.acquisition._pool_scorer.PoolScorer`); their entropy is then
+    taken block by block too, so the order is the one the pool's own scoring gives.
     """
     idx = np.flatnonzero(state.available)
     # every block is scored (acquired rows too), so a row's score never depends on
     # which other rows are still available: the order is the same for every chunk size
-    blocks = state.pool.map_blocks(
-        partial(_entropy_block, model=state.model), executor=state.executor
-    )
+    if scores is None:
+        blocks = state.pool.map_blocks(
+            partial(_entropy_block, model=state.model), executor=state.executor
+        )
+    else:
+        step = state.pool.block_rows
+        blocks = [binary_entropy(scores[a : a + step]) for a in range(0, scores.size, step)]
     ent = np.concatenate(blocks)[idx] if blocks else np.empty(0)
     tiebreak = rng.random(idx.size)
     order = np.lexsort((tiebreak, -ent))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
@@ -21,7 +20,9 @@ from fairacq.acquisition._falcon_policies import (
     target_groups,
     target_kind,
 )
+from fairacq.acquisition._ledger import fill_limit
 from fairacq.acquisition._paid_loop import PaidRowsAcquirer
+from fairacq.acquisition._pool_scorer import PoolScorer
 from fairacq.acquisition._state import AcquisitionState, Proposal
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidParameterError
@@ -134,6 +135,12 @@ class FalconAcquirer(PaidRowsAcquirer):
     them Falcon left the demographic parity gap where it was, with them it nearly closed it
     (``docs/paper-notes/peers-rows.md``).
 
+    A round scores the whole pool with the current model, block by block, once per model
+    (:class:`~fairacq.acquisition._pool_scorer.PoolScorer`; an in-memory pool's features are
+    held a second time, C-contiguous, for that), and sorts only the target group's rows that
+    can make the batch. Both give the scores and orders of scoring and sorting everything,
+    bit for bit (``tests/acquisition/test_falcon_exact.py``).
+
     Examples
     --------
     >>> from fairacq.data import load_toy
@@ -197,6 +204,7 @@ class FalconAcquirer(PaidRowsAcquirer):
         self._validation = validation
         self._X_val = validation.to_numpy()
         self._n_groups = validation.n_groups
+        self._scorer = PoolScorer(state.pool, state.executor)
         self.bandits_: dict[str, Exp3] = {}
         self._round: _Round | None = None
 
@@ -208,7 +216,7 @@ class FalconAcquirer(PaidRowsAcquirer):
             proposal = self._fairness_proposal(state, step)
             if proposal is not None:
                 return proposal
-        return Proposal(entropy_order(state, rng))
+        return Proposal(entropy_order(state, rng, self._scorer.scores(state.model)))
 
     def _fairness_proposal(self, state: AcquisitionState, step: int) -> Proposal | None:
         """Draw a (target group, policy) arm and rank its group's pool rows by the policy.
@@ -231,8 +239,10 @@ class FalconAcquirer(PaidRowsAcquirer):
         label, group = targets[arm // n_pol]
         r = self._policies[arm % n_pol]
         rows = np.flatnonzero(state.available & (pool_s == group))
-        p1 = _pool_scores(state)[rows]
-        order = policy_order(p1 if label == 1 else 1.0 - p1, rows, r)
+        p1 = self._scorer.scores(state.model)[rows]
+        # the loop takes candidates while they fit in batch_size: only the first few matter
+        first = fill_limit(state.costs[rows], self.batch_size)
+        order = policy_order(p1 if label == 1 else 1.0 - p1, rows, r, first=first)
         self._round = _Round(key, arm, prob, label, group, r)
         return Proposal(order, arm)
 
@@ -294,17 +304,3 @@ def _check_policies(policies: Sequence[float], caller: str) -> tuple[float, ...]
             f"e.g. (0.7, 0.6, 0.5, 0.4, 0.3). Got {policies!r} instead."
         )
     return tuple(float(r) for r in values)
-
-
-def _pool_scores(state: AcquisitionState) -> NDArray[np.float64]:
-    """Return the current model's P(y=1) for every pool row, block by block."""
-    blocks = state.pool.map_blocks(
-        partial(_score_block, model=state.model), executor=state.executor
-    )
-    return np.concatenate(blocks) if blocks else np.empty(0)
-
-
-def _score_block(
-    X: NDArray[np.float64], side: Mapping[str, NDArray[Any]], *, model: Any
-) -> NDArray[np.float64]:
-    return predict_scores(model, X)

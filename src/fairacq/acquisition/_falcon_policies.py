@@ -127,7 +127,11 @@ def target_groups(
 
 
 def policy_order(
-    p_label: NDArray[np.float64], positions: NDArray[np.int64], r: float
+    p_label: NDArray[np.float64],
+    positions: NDArray[np.int64],
+    r: float,
+    *,
+    first: int | None = None,
 ) -> NDArray[np.int64]:
     """Order ``positions`` by ``|P(label) - (1 - r)|``, closest first, ties by position.
 
@@ -139,12 +143,30 @@ def policy_order(
         Pool positions of the available rows of the target group.
     r : float
         The policy.
+    first : int or None, default=None
+        Return only the first ``first`` positions of the order (all of them when None),
+        sorting only the rows that can be among them.
 
     Examples
     --------
     >>> policy_order(np.array([0.9, 0.35, 0.2]), np.array([4, 7, 9]), 0.7).tolist()
     [7, 9, 4]
+    >>> policy_order(np.array([0.9, 0.35, 0.2]), np.array([4, 7, 9]), 0.7, first=2).tolist()
+    [7, 9]
     """
     distance = np.abs(np.asarray(p_label, dtype=np.float64) - (1.0 - r))
     positions = np.asarray(positions, dtype=np.int64)
-    return positions[np.lexsort((positions, distance))]
+    if first is not None and 0 < first < distance.size:
+        distance, positions = _nearest(distance, positions, first)
+    return positions[np.lexsort((positions, distance))][:first]
+
+
+def _nearest(
+    distance: NDArray[np.float64], positions: NDArray[np.int64], k: int
+) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """Keep the rows no farther than the ``k``-th nearest (ties included): the first ``k``."""
+    cut = np.partition(distance, k - 1)[k - 1]
+    if np.isnan(cut):  # fewer than k numbers: NaN distances sort last, keep every row
+        return distance, positions
+    near = distance <= cut
+    return distance[near], positions[near]

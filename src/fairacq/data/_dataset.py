@@ -273,12 +273,24 @@ class FairDataset:
         idx = np.asarray(index)
         if idx.dtype == bool:
             idx = np.flatnonzero(idx)
+        return self._with_parts(
+            self._X.iloc[idx].reset_index(drop=True),
+            self._y[idx],
+            self._s[idx],
+            self._sensitive.iloc[idx].reset_index(drop=True),
+        )
+
+    def _with_parts(
+        self,
+        X: pd.DataFrame,
+        y: NDArray[np.int64],
+        s: NDArray[np.int64],
+        sensitive: pd.DataFrame,
+    ) -> FairDataset:
+        """Return a dataset of these rows sharing this one's columns, groups and metadata."""
         out = object.__new__(FairDataset)
         out.__dict__.update(self.__dict__)
-        out._X = self._X.iloc[idx].reset_index(drop=True)
-        out._y = self._y[idx]
-        out._s = self._s[idx]
-        out._sensitive = self._sensitive.iloc[idx].reset_index(drop=True)
+        out._X, out._y, out._s, out._sensitive = X, y, s, sensitive
         return out
 
     def with_rows(
@@ -304,12 +316,12 @@ class FairDataset:
         check_consistent_length(where, X=X, y=y, s=codes, sensitive=sensitive)
         if codes.size and (codes.min() < 0 or codes.max() >= self.n_groups):
             raise InvalidDataError(f"{where}: group codes must lie in 0 .. {self.n_groups - 1}.")
-        out = self.subset(np.zeros(0, dtype=np.int64))
-        out._X = X.reset_index(drop=True).astype(float)
-        out._y = check_binary_labels(where, np.asarray(y))
-        out._s = codes
-        out._sensitive = sensitive.reset_index(drop=True)
-        return out
+        return self._with_parts(
+            X.reset_index(drop=True).astype(float),
+            check_binary_labels(where, np.asarray(y)),
+            codes,
+            sensitive.reset_index(drop=True),
+        )
 
     def with_sensitive(self, *attrs: str, privileged: str | None = None) -> FairDataset:
         """Return the same rows with groups defined by other sensitive attribute(s).
@@ -334,12 +346,12 @@ class FairDataset:
                 f"FairDataset.concat: '{self._name}' and '{other.name}' differ in columns or "
                 "groups. Concatenate subsets of one dataset."
             )
-        out = self.subset(np.arange(len(self)))
-        out._X = pd.concat([self._X, other._X], ignore_index=True)
-        out._y = np.concatenate([self._y, other._y])
-        out._s = np.concatenate([self._s, other._s])
-        out._sensitive = pd.concat([self._sensitive, other._sensitive], ignore_index=True)
-        return out
+        return self._with_parts(
+            pd.concat([self._X, other._X], ignore_index=True),
+            np.concatenate([self._y, other._y]),
+            np.concatenate([self._s, other._s]),
+            pd.concat([self._sensitive, other._sensitive], ignore_index=True),
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """Features, sensitive columns, ``group`` and ``label`` in one DataFrame."""
