@@ -79,3 +79,24 @@ def test_it_is_registered_with_its_knob() -> None:
 def test_bad_parameters_are_refused_before_any_work(params: dict, words: str) -> None:
     with pytest.raises(InvalidParameterError, match=words):
         PostThresholdAcquirer(**{**RUN, **params}).run(TRAIN, POOL, validation=VAL)
+
+
+def test_four_intersectional_groups_and_a_users_pipeline() -> None:
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from fairacq.data import load_dataset
+
+    data = load_dataset("adult").with_sensitive("race_binary", "sex")
+    rows = np.random.default_rng(0).permutation(len(data))[:2400]
+    train, val = data.subset(rows[:400]), data.subset(rows[400:1400])
+    pool = data.subset(rows[1400:])
+    model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=500))
+    acq = PostThresholdAcquirer(budget=100, batch_size=50, learner=model, tol=0.05, random_state=0)
+    acq.run(train, pool, validation=val)
+    chance = acq.thresholds_.model._pmf_predict(val.to_numpy(), sensitive_features=val.s)[:, 1]
+    s = np.asarray(val.s)
+    rates = [chance[s == g].mean() for g in range(data.n_groups)]
+    assert data.n_groups == 4
+    assert max(rates) - min(rates) <= 0.05 + 1e-6
