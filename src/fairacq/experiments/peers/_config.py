@@ -149,8 +149,12 @@ class GroupsConfig(ExperimentConfig):
 
     groups: tuple[str, ...] = ("race_binary", "sex")
     budgets: tuple[int, ...] = (500, 1000, 2000)
+    # fairacq's samplers (paper 001's Aopt, Aopt+, ε-greedy, greedy; Uniform), then the peers
     methods: tuple[str, ...] = (
         "aopt",
+        "aopt-plus",
+        "epsilon-greedy",
+        "greedy",
         "uniform",
         "slice-tuner",
         "minimax-fair",
