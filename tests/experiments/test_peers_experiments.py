@@ -176,6 +176,22 @@ def test_groups_summary_counts_the_seeds_a_mitigation_could_not_be_fitted_on() -
     assert "threshold-dp 0.600 (-0.100; fitted on 1 of 2 seeds)" in " ".join(res.notes)
 
 
+def test_groups_verdicts_set_fairacqs_best_sampler_against_every_peer() -> None:
+    config = GroupsConfig.quick(
+        budgets=(100, 200), methods=("aopt", "uniform", "minimax-fair"), mitigations=()
+    )
+    worst = {
+        ("aopt", 100): 0.70, ("uniform", 100): 0.72, ("minimax-fair", 100): 0.71,
+        ("aopt", 200): 0.80, ("uniform", 200): 0.78, ("minimax-fair", 200): 0.81,
+    }  # fmt: skip
+    res = run_groups(config, _CannedExecutor(worst, 0.7))
+    v100, v200 = [v for v in res.verdicts if "every peer" in v.name]
+    assert v100.met  # Uniform (one of fairacq's samplers) 0.72 >= MinimaxFair 0.71
+    assert "fairacq's best uniform 0.720" in v100.detail
+    assert not v200.met
+    assert (v200.ours, v200.target) == (pytest.approx(0.80), pytest.approx(0.81))
+
+
 def test_groups_summary_without_mitigations_is_the_samplers_alone() -> None:
     config = GroupsConfig.quick(budgets=(100,), methods=("aopt", "uniform"), mitigations=())
     res = run_groups(config, _CannedExecutor({("aopt", 100): 0.7, ("uniform", 100): 0.6}, 0.6))
