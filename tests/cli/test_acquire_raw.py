@@ -162,3 +162,17 @@ def test_deprecated_column_options_still_work_with_a_note(tables, tmp_path):
     assert res.exit_code == 0, res.output
     assert "note: --sensitive-column is deprecated; use --sensitive." in res.stderr
     assert "note: --cost-column is deprecated; use --cost." in res.stderr
+
+
+def test_post_thresholds_writes_each_groups_rule_by_its_own_name(tables, tmp_path):
+    res = _acquire(tables, tmp_path / "post", "--method", "post-thresholds", "--tol", "0.05")
+    assert res.exit_code == 0, res.output
+    assert "thresholds.json" in res.output
+    saved = json.loads((tmp_path / "post" / "thresholds.json").read_text())
+    assert (saved["tol"], saved["metric"]) == (0.05, "demographic_parity_diff_abs")
+    assert set(saved["groups"]) == {"woman", "man"}
+    for rule in saved["groups"].values():
+        assert rule["p0"] + rule["p1"] == pytest.approx(1.0)
+        assert rule["threshold0"] in ("inf", "-inf") or 0.0 <= rule["threshold0"] <= 1.0
+    summary = json.loads((tmp_path / "post" / "summary.json").read_text())
+    assert not any("fairness target was not reached" in w for w in summary.get("warnings", []))

@@ -96,3 +96,22 @@ def test_what_thresholds_cannot_do_is_refused(metric: str, tol: float, words: st
 def test_a_bad_tolerance_is_refused(tol: float) -> None:
     with pytest.raises(InvalidParameterError, match="tol must be >= 0"):
         fit_thresholds(MODEL, DATA, tol=tol)
+
+
+def test_described_rules_give_the_chance_of_a_positive_prediction() -> None:
+    from fairacq.models import describe_thresholds
+
+    post = fit_thresholds(MODEL, DATA, tol=0.05)
+    rules = describe_thresholds(post, DATA.group_names)
+    scores = MODEL.predict_proba(DATA.to_numpy())[:, 1]
+    chance = np.zeros(len(DATA))
+    for code, name in enumerate(DATA.group_names):
+        rule, rows = rules[name], np.asarray(DATA.s) == code
+        for k in (0, 1):
+            t = float(rule[f"threshold{k}"])
+            above = scores[rows] > t if rule[f"operator{k}"] == ">" else scores[rows] < t
+            chance[rows] += rule[f"p{k}"] * above
+        chance[rows] = (1 - rule["p_ignore"]) * chance[rows] + rule["p_ignore"] * rule[
+            "prediction_constant"
+        ]
+    np.testing.assert_allclose(chance, _chance(post, DATA), atol=1e-9)

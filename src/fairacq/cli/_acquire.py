@@ -258,9 +258,10 @@ def _print(summary: dict[str, Any], out: Path, as_json: bool) -> None:
         return
     for r in summary["rows"]:
         console.print(f"{r['method']:>13} {r['stage']:>7} {r['metric']}: {r['value']:.4f}")
+    extra = ", thresholds.json (the group thresholds)" if "thresholds" in summary else ""
     console.print(
-        f"Wrote {out}/acquired.parquet ({summary['n_acquired']} rows), acquisition_order.csv, "
-        "trace, fairness.png and summary.md"
+        f"Wrote {out}/acquired.parquet ({summary['n_acquired']} rows), acquisition_order.csv"
+        f"{extra}, trace, fairness.png and summary.md"
     )
 
 

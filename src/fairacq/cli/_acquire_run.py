@@ -146,6 +146,30 @@ def _result_warnings(acquirer: Any, prefix: str, metric: str) -> list[str]:
     return out
 
 
+def _write_thresholds(acquirer: Any, inputs: AcquireInputs, out: Path) -> str:
+    """Write post-thresholds' group rules to ``out/thresholds.json``; return a note on it."""
+    from fairacq._io import write_json
+    from fairacq.models import describe_thresholds
+
+    rules = describe_thresholds(acquirer.thresholds_, inputs.train.group_names)
+    write_json(
+        out / "thresholds.json",
+        {
+            "metric": acquirer.metric,
+            "tol": acquirer.tol,
+            "rule": "a row of the group with score p (the model's P(y=1) after training on "
+            "the training rows plus acquired.parquet) is predicted 1 with probability "
+            "p0 [p op0 threshold0] + p1 [p op1 threshold1]; with p_ignore > 0 that share of "
+            "rows gets prediction_constant instead",
+            "groups": rules,
+        },
+    )
+    return (
+        "thresholds.json holds the group thresholds fitted on the validation rows: deploy "
+        "them with a model retrained on the training rows plus acquired.parquet."
+    )
+
+
 def _counts(trace: Any) -> dict[str, int]:
     """Return the final rows_paid, labels_seen and rows_evaluated (none from older traces)."""
     last = trace.to_frame().iloc[-1]
@@ -176,6 +200,8 @@ def write_outputs(
         from fairacq._io import write_json
 
         write_json(out / "encoder.json", inputs.encoder.to_dict())
+    if hasattr(acquirer, "thresholds_"):
+        notes = [*notes, _write_thresholds(acquirer, inputs, out)]
     problems = _result_warnings(acquirer, prefix, metric)
     for problem in problems:
         err_console.print(f"warning: {problem}", markup=False)
@@ -220,4 +246,5 @@ def write_outputs(
         "n_acquired": len(rows),
         **counts,
         "warnings": problems,
+        **({"thresholds": "thresholds.json"} if hasattr(acquirer, "thresholds_") else {}),
     }

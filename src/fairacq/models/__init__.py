@@ -37,6 +37,7 @@ from fairacq.models._registry import (
 )
 from fairacq.models._thresholds import (
     THRESHOLD_CONSTRAINTS,
+    describe_thresholds,
     evaluate_thresholds,
     fit_thresholds,
     threshold_constraint,
@@ -53,6 +54,7 @@ __all__ = [
     "audit",
     "available_learners",
     "describe_learner",
+    "describe_thresholds",
     "evaluate",
     "evaluate_mitigation",
     "evaluate_thresholds",

@@ -24,6 +24,7 @@ from fairacq.models._registry import describe_learner
 
 __all__ = [
     "THRESHOLD_CONSTRAINTS",
+    "describe_thresholds",
     "evaluate_thresholds",
     "fit_thresholds",
     "threshold_constraint",
@@ -153,3 +154,44 @@ def evaluate_thresholds(
         name: float(compute(name, dataset.y, pred, dataset.s, scores=scores, protected=protected))
         for name in metrics
     }
+
+
+def describe_thresholds(post: MitigatedModel, group_names: Sequence[str]) -> dict[str, Any]:
+    """Return each group's randomised threshold rule as plain numbers (JSON-safe).
+
+    A row of group ``g`` with score ``p`` (the learner's P(y=1)) is predicted 1 with
+    probability ``p0 * [p > threshold0] + p1 * [p > threshold1]`` (``>=`` where the
+    operator says so); with ``p_ignore`` > 0 a share of rows gets ``prediction_constant``
+    instead, whatever their score. An infinite threshold (always or never) is the string
+    ``"inf"`` or ``"-inf"``, so that any JSON reader takes the file.
+
+    Examples
+    --------
+    >>> from fairacq.data import load_toy
+    >>> from fairacq.models import make_learner
+    >>> ds = load_toy(400, random_state=0)
+    >>> lr = make_learner("lr", random_state=0).fit(ds.to_numpy(), ds.y)
+    >>> rules = describe_thresholds(fit_thresholds(lr, ds), ds.group_names)
+    >>> rules["g0"]["operator0"], round(rules["g0"]["p0"] + rules["g0"]["p1"], 6)
+    ('>', 1.0)
+    """
+    table = post.model.interpolated_thresholder_.interpolation_dict
+    out: dict[str, Any] = {}
+    for code, rule in table.items():
+        entry: dict[str, Any] = {
+            "p_ignore": float(rule.get("p_ignore", 0.0)),
+            "prediction_constant": float(rule.get("prediction_constant", 0.0)),
+        }
+        for k in (0, 1):
+            operation = rule[f"operation{k}"]
+            entry[f"p{k}"] = float(rule[f"p{k}"])
+            entry[f"operator{k}"] = str(operation.operator)
+            entry[f"threshold{k}"] = _plain(float(operation.threshold))
+        out[str(group_names[int(code)])] = entry
+    return out
+
+
+def _plain(value: float) -> float | str:
+    if np.isfinite(value):
+        return value
+    return "inf" if value > 0 else "-inf"
