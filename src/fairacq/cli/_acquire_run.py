@@ -157,16 +157,17 @@ def _write_thresholds(acquirer: Any, inputs: AcquireInputs, out: Path) -> str:
         {
             "metric": acquirer.metric,
             "tol": acquirer.tol,
-            "rule": "a row of the group with score p (the model's P(y=1) after training on "
-            "the training rows plus acquired.parquet) is predicted 1 with probability "
+            "rule": "a row of the group with score p (P(y=1) of the model this run trained: "
+            "its training split plus acquired.parquet) is predicted 1 with probability "
             "p0 [p op0 threshold0] + p1 [p op1 threshold1]; with p_ignore > 0 that share of "
             "rows gets prediction_constant instead",
             "groups": rules,
         },
     )
     return (
-        "thresholds.json holds the group thresholds fitted on the validation rows: deploy "
-        "them with a model retrained on the training rows plus acquired.parquet."
+        "thresholds.json holds the group thresholds fitted on the validation rows for the "
+        "model this run trained (its training split plus acquired.parquet); a model trained "
+        "otherwise needs its own."
     )
 
 
