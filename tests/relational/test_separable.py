@@ -153,3 +153,14 @@ def test_dispatcher_picks_the_solver() -> None:
         map_inference(general, solver="separable")
     with pytest.raises(UnknownNameError, match="MAP solver"):
         map_inference(separable, solver="newton")
+
+
+def test_a_jump_of_the_bound_at_the_multiplier_is_solved_exactly() -> None:
+    # Found by the property test above: a hinge variable switches at the optimal multiplier,
+    # so c.y jumps there; a regula falsi that halved the stale end only once crept towards
+    # it and stopped 5e-5 above the optimum after its 200 steps.
+    model = separable_model(1179001, 7, 10, "interval", 0.5)
+    result, exact = separable_map(model), exact_map(model)
+    assert result is not None
+    assert result.objective == pytest.approx(exact.objective, rel=1e-8, abs=1e-8)
+    assert result.n_iter < 2000

@@ -213,23 +213,25 @@ def _constrained(
         total += passes
         if mu_b > 1e300:
             break
-    side = 0
+    # Illinois regula falsi on the bracket: the end kept twice in a row has its value
+    # halved (persistently, in g_a / g_b), so a kink or jump of phi at the root cannot make
+    # the steps one-sided; f_a / f_b keep the true values for the final combination.
+    g_a, g_b, side = f_a, f_b, 0
     for _ in range(_MAX_OUTER):
         if abs(f_b) <= tol or mu_b - mu_a <= 1e-14 * mu_b:
             break
-        # Illinois regula falsi: halve the stale end's value to avoid one-sided convergence.
-        fa = f_a / 2.0 if side == -1 else f_a
-        fb = f_b / 2.0 if side == 1 else f_b
-        mu = mu_b - fb * (mu_b - mu_a) / (fb - fa)
+        mu = mu_b - g_b * (mu_b - mu_a) / (g_b - g_a)
         if not mu_a < mu < mu_b:
             mu = 0.5 * (mu_a + mu_b)
         f, y, passes = phi(mu, y_b)
         total += passes
         if f > tol:
-            mu_a, f_a, y_a = mu, f, y
+            mu_a, f_a, y_a, g_a = mu, f, y, f
+            g_b = g_b / 2.0 if side == 1 else g_b
             side = 1
         else:
-            mu_b, f_b, y_b = mu, f, y
+            mu_b, f_b, y_b, g_b = mu, f, y, f
+            g_a = g_a / 2.0 if side == -1 else g_a
             side = -1
     if abs(f_b) <= tol:
         return y_b, total
