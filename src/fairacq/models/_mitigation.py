@@ -231,12 +231,16 @@ def _fit(name: str, base: Any, X: Any, y: Any, train: FairDataset) -> Any:
 
 
 def prediction_metrics(
-    y_pred: Any, dataset: FairDataset, metrics: Sequence[str] = DEFAULT_METRICS
+    y_pred: Any,
+    dataset: FairDataset,
+    metrics: Sequence[str] = DEFAULT_METRICS,
+    *,
+    scores: Any = None,
 ) -> dict[str, float]:
     """Compute ``metrics`` of 0/1 predictions ``y_pred`` of ``dataset``'s rows.
 
     The same numbers :func:`fairacq.models.evaluate` gives for a model's thresholded
-    predictions (metrics that need scores, such as AUC, are not available here).
+    predictions; metrics that need scores (AUC) need ``scores``, each row's P(y=1).
 
     Examples
     --------
@@ -248,7 +252,7 @@ def prediction_metrics(
     pred = np.asarray(y_pred, dtype=np.int64)
     protected = _protected(dataset)
     return {
-        name: float(compute(name, dataset.y, pred, dataset.s, protected=protected))
+        name: float(compute(name, dataset.y, pred, dataset.s, scores=scores, protected=protected))
         for name in metrics
     }
 

@@ -17,9 +17,8 @@ import numpy as np
 from fairacq._deps import require
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidParameterError
-from fairacq.metrics import compute
-from fairacq.models._evaluate import DEFAULT_METRICS, _protected
-from fairacq.models._mitigation import MitigatedModel, quiet_fairlearn
+from fairacq.models._evaluate import DEFAULT_METRICS
+from fairacq.models._mitigation import MitigatedModel, prediction_metrics, quiet_fairlearn
 from fairacq.models._registry import describe_learner
 
 __all__ = [
@@ -149,11 +148,7 @@ def evaluate_thresholds(
     with quiet_fairlearn():
         pmf = post.model._pmf_predict(dataset.to_numpy(), sensitive_features=dataset.s)
     scores = np.asarray(pmf[:, 1], dtype=np.float64)
-    protected = _protected(dataset)
-    return {
-        name: float(compute(name, dataset.y, pred, dataset.s, scores=scores, protected=protected))
-        for name in metrics
-    }
+    return prediction_metrics(pred, dataset, metrics, scores=scores)
 
 
 def describe_thresholds(post: MitigatedModel, group_names: Sequence[str]) -> dict[str, Any]:
