@@ -14,6 +14,7 @@ from fairacq.data import load_dataset, load_toy
 from fairacq.exceptions import InvalidParameterError, UnknownNameError
 from fairacq.experiments import get_experiment, run_experiment
 from fairacq.experiments.peers import GroupsConfig, RowsConfig
+from fairacq.experiments.peers._config import parse_method
 from fairacq.experiments.peers._tasks import (
     group_accuracies,
     groups_task,
@@ -22,7 +23,7 @@ from fairacq.experiments.peers._tasks import (
     uniform_training_rows,
 )
 from fairacq.experiments.peers.groups import run_groups
-from fairacq.experiments.peers.rows import at_most
+from fairacq.experiments.peers.rows import _Dataset, at_most, fronts
 from fairacq.models import MITIGATIONS, make_learner
 from fairacq.sampling import run_sampler_trials, trial_split
 
@@ -51,6 +52,10 @@ def test_presets_are_registered_and_differ() -> None:
         {"methods": ("nope",)},
         {"methods": ("post-thresholds tol=-1",)},
         {"methods": ("post-thresholds tol=x",)},
+        {"methods": ("post-thresholds policy=influence tol=0",)},
+        {"methods": ("post-thresholds lam=0.5",)},
+        {"methods": ("post-thresholds tol",)},
+        {"methods": ("random tol=0",)},
     ],
 )
 def test_rows_config_rejects_bad_values(overrides: dict) -> None:
@@ -207,6 +212,41 @@ def test_method_labels_map_to_acquirers() -> None:
     assert method_spec(config, "datasift-inf") == ("datasift-inf", {"tau": 0.0})
     assert method_spec(config, "random") == ("random", {})
     assert method_spec(config, "post-thresholds tol=0.05") == ("post-thresholds", {"tol": 0.05})
+    assert method_spec(config, "post-thresholds policy=entropy tol=0") == (
+        "post-thresholds",
+        {"policy": "entropy", "tol": 0.0},
+    )
+
+
+def test_a_bad_label_names_what_the_method_takes() -> None:
+    with pytest.raises(InvalidParameterError, match="post-thresholds takes tol=<value>, policy"):
+        parse_method("post-thresholds policy=influence")
+    with pytest.raises(InvalidParameterError, match="random takes none"):
+        parse_method("random tol=0")
+
+
+def test_each_row_policy_is_its_own_front_with_its_no_threshold_end() -> None:
+    methods = [
+        "random",
+        "entropy",
+        "falcon lam=1",
+        "post-thresholds tol=0",
+        "post-thresholds policy=entropy tol=0",
+        "post-thresholds policy=entropy tol=0.1",
+    ]
+    runs = {m: [{"acc": 0.7 + i / 100, "dp": 0.1}] for i, m in enumerate(methods)}
+    run = _Dataset("d", runs, runs, runs, labels=10, paid=10, mitigation=[])
+    got = {key: [p.label for p in points] for key, points in fronts(run).items()}
+    assert got == {
+        "fairacq random": ["post-thresholds tol=0", "random"],
+        "fairacq entropy": [
+            "post-thresholds policy=entropy tol=0",
+            "post-thresholds policy=entropy tol=0.1",
+            "entropy",
+        ],
+        "falcon": ["falcon lam=1"],
+    }
+    assert fronts(run)["fairacq entropy"][2].acc == pytest.approx(0.71)
 
 
 def test_split_cells_keeps_ratios_per_cell_and_repeats() -> None:
@@ -258,7 +298,8 @@ def test_peers_rows_quick_runs_end_to_end(tmp_path) -> None:
         dataset="compas", method="datasift-inf", metric="rows_paid"
     )
     assert (tmp_path / "peers-rows.png").exists()
-    assert any("post-thresholds front" in v["name"] for v in summary["verdicts"])
+    fronts = [v["name"] for v in summary["verdicts"] if "post-thresholds front" in v["name"]]
+    assert any("random rows" in v for v in fronts) and any("entropy rows" in v for v in fronts)
     assert res.value(dataset="compas", method="post-thresholds tol=0", metric="labels_seen") == 20
 
 

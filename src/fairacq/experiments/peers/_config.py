@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -10,7 +11,7 @@ from fairacq.exceptions import InvalidParameterError
 from fairacq.experiments._framework.config import ExperimentConfig
 from fairacq.models import MITIGATIONS
 
-__all__ = ["POST_TOLS", "GroupsConfig", "RowsConfig"]
+__all__ = ["POST_TOLS", "GroupsConfig", "RowsConfig", "parse_method"]
 
 #: Tolerances of fairacq's post-thresholds front (0: equal validation rates).
 POST_TOLS = (0.0, 0.025, 0.05, 0.1, 0.15, 0.2)
@@ -33,9 +34,11 @@ class RowsConfig(ExperimentConfig):
         Race and sex among the features (Falcon's setting; without them no method moved
         COMPAS's test gap, docs/paper-notes/peers-rows.md).
     methods : tuple of str
-        Acquirers: ``random``, ``entropy``, ``datasift-inf``, ``falcon lam=<λ>``, ``fal``,
-        ``post-thresholds tol=<t>`` (fairacq's random rows plus group thresholds within
-        ``t``; its ``tol`` sweep and Random, its no-threshold end, are fairacq's front).
+        Acquirers (:func:`parse_method`): ``random``, ``entropy``, ``datasift-inf``,
+        ``falcon lam=<λ>``, ``fal``, ``post-thresholds tol=<t>`` (fairacq's random rows
+        plus group thresholds within ``t``) and ``post-thresholds policy=entropy tol=<t>``
+        (the most uncertain rows instead). Each policy's ``tol`` sweep, with Random or
+        Entropy as its no-threshold end, is one of fairacq's fronts.
     mitigation : bool
         Add fairlearn's ThresholdOptimizer (demographic parity) on the initial training data.
     fal_candidates, fal_alpha : int, float
@@ -76,6 +79,7 @@ class RowsConfig(ExperimentConfig):
         "falcon lam=0",
         "fal",
         *(f"post-thresholds tol={t:g}" for t in POST_TOLS),
+        *(f"post-thresholds policy=entropy tol={t:g}" for t in POST_TOLS),
     )
     mitigation: bool = True
     fal_candidates: int = 16
@@ -91,13 +95,8 @@ class RowsConfig(ExperimentConfig):
             )
         if min(self.budgets + self.batch_sizes, default=1) < 1:
             raise InvalidParameterError("RowsConfig: budgets and batch sizes must be >= 1.")
-        known = {"random", "entropy", "datasift-inf", "fal"}
         for m in self.methods:
-            if m not in known and not _is_falcon(m) and not _is_post(m):
-                raise InvalidParameterError(
-                    f"RowsConfig: unknown method {m!r}; use {sorted(known)}, "
-                    "'falcon lam=<value in [0, 1]>' or 'post-thresholds tol=<value >= 0>'."
-                )
+            parse_method(m)
 
     def budget_of(self, dataset: str) -> tuple[int, int]:
         """Budget and batch size of ``dataset``."""
@@ -105,24 +104,61 @@ class RowsConfig(ExperimentConfig):
         return self.budgets[i], self.batch_sizes[i]
 
 
-def _is_falcon(label: str) -> bool:
-    if not label.startswith("falcon lam="):
-        return False
-    try:
-        lam = float(label.removeprefix("falcon lam="))
-    except ValueError:
-        return False
-    return 0.0 <= lam <= 1.0
+#: Methods a label names, and the parameters each label may set (with their checks).
+_LABEL_PARAMS: dict[str, dict[str, Callable[[str], Any]]] = {
+    "random": {},
+    "entropy": {},
+    "datasift-inf": {},
+    "fal": {},
+    "falcon": {"lam": lambda v: _number(v, 0.0, 1.0)},
+    "post-thresholds": {
+        "tol": lambda v: _number(v, 0.0, None),
+        "policy": lambda v: _choice(v, ("random", "entropy")),
+    },
+}
 
 
-def _is_post(label: str) -> bool:
-    if not label.startswith("post-thresholds tol="):
-        return False
+def parse_method(label: str) -> tuple[str, dict[str, Any]]:
+    """Split a method label into the acquirer and the parameters it sets.
+
+    A label is a method's name, then ``key=value`` settings separated by spaces:
+    ``"falcon lam=0.5"``, ``"post-thresholds policy=entropy tol=0.05"``.
+
+    Examples
+    --------
+    >>> parse_method("post-thresholds policy=entropy tol=0.05")
+    ('post-thresholds', {'policy': 'entropy', 'tol': 0.05})
+    """
+    name, *settings = label.split(" ")
+    if name not in _LABEL_PARAMS:
+        raise InvalidParameterError(
+            f"RowsConfig: unknown method {label!r}; use one of {sorted(_LABEL_PARAMS)}, "
+            "e.g. 'falcon lam=0.5' or 'post-thresholds policy=entropy tol=0.05'."
+        )
+    params: dict[str, Any] = {}
+    for setting in settings:
+        key, eq, value = setting.partition("=")
+        check = _LABEL_PARAMS[name].get(key)
+        parsed = check(value) if check is not None and eq else None
+        if parsed is None:
+            known = ", ".join(f"{k}=<value>" for k in _LABEL_PARAMS[name]) or "none"
+            raise InvalidParameterError(
+                f"RowsConfig: method {label!r}: cannot read {setting!r}; {name} takes {known}."
+            )
+        params[key] = parsed
+    return name, params
+
+
+def _number(text: str, low: float, high: float | None) -> float | None:
     try:
-        tol = float(label.removeprefix("post-thresholds tol="))
+        value = float(text)
     except ValueError:
-        return False
-    return tol >= 0.0
+        return None
+    return value if low <= value and (high is None or value <= high) else None
+
+
+def _choice(text: str, options: tuple[str, ...]) -> str | None:
+    return text if text in options else None
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from fairacq._random import child, spawn_seeds
 from fairacq._trace import Trace
 from fairacq.acquisition import PartitionDroppedWarning, make_acquirer
 from fairacq.data import FairDataset, load_dataset
+from fairacq.experiments.peers._config import parse_method
 from fairacq.metrics import accuracy, demographic_parity_diff_abs
 from fairacq.models import fit_mitigation, make_learner
 from fairacq.sampling import DatasetOracle, make_sampler, run_sampler_trials, trial_split
@@ -120,15 +121,12 @@ class RowTask:
 
 def method_spec(config: RowsConfig, label: str) -> tuple[str, dict[str, Any]]:
     """Return the registered acquirer and its extra parameters behind a method label."""
-    if label.startswith("falcon lam="):
-        return "falcon", {"lam": float(label.removeprefix("falcon lam="))}
-    if label.startswith("post-thresholds tol="):
-        return "post-thresholds", {"tol": float(label.removeprefix("post-thresholds tol="))}
-    if label == "fal":
+    name, params = parse_method(label)
+    if name == "fal":
         return "fal", {"n_candidates": config.fal_candidates, "alpha": config.fal_alpha}
-    if label == "datasift-inf":
+    if name == "datasift-inf":
         return "datasift-inf", {"tau": config.datasift_tau}
-    return label, {}
+    return name, params
 
 
 def rows_task(

@@ -26,7 +26,7 @@ from fairacq.experiments._framework.executor import Executor
 from fairacq.experiments._framework.registry import ExperimentSpec, register
 from fairacq.experiments._framework.result import ExperimentResult, mean_std_row
 from fairacq.experiments._framework.verdict import Verdict
-from fairacq.experiments.peers._config import RowsConfig
+from fairacq.experiments.peers._config import RowsConfig, parse_method
 from fairacq.experiments.peers._fronts import FrontPoint, front_verdict
 from fairacq.experiments.peers._tasks import MITIGATION, RowTask, load_rows_dataset, rows_task
 from fairacq.reporting import new_figure
@@ -112,7 +112,8 @@ def run_rows(config: RowsConfig, executor: Executor) -> ExperimentResult:
         experiment="peers-rows",
         preset=config.preset,
         title="Pool-based fair acquisition: Falcon (λ sweep), FAL, DataSift-Inf, Entropy, "
-        "Random, fairacq post-thresholds (tol sweep); ThresholdOptimizer as the "
+        "Random, fairacq post-thresholds (random or entropy rows, tol sweep); "
+        "ThresholdOptimizer as the "
         "collect-nothing point",
         config=config.to_dict(),
     )
@@ -209,34 +210,54 @@ def _table(runs: list[_Dataset]) -> pd.DataFrame:
     return pd.DataFrame(lines)
 
 
-def fronts(run: _Dataset, where: str = "labels") -> dict[str, list[FrontPoint]]:
-    """Return Falcon's λ front and fairacq's, each point read at ``where``.
+#: fairacq's post-thresholds fronts: the row policy, the method that is its no-threshold
+#: end (the same rows, no thresholds) and how the figure draws it.
+POLICY_FRONTS = {
+    "random": ("random", "teal", "random rows"),
+    "entropy": ("entropy", "darkorchid", "entropy rows"),
+}
 
-    fairacq's front is post-thresholds' tol sweep and Random, its no-threshold end;
-    ``where="labels"`` reads every method at equal labels seen.
+
+def fronts(run: _Dataset, where: str = "labels") -> dict[str, list[FrontPoint]]:
+    """Return Falcon's λ front (``"falcon"``) and fairacq's, one per row policy.
+
+    fairacq's front of a policy (key ``"fairacq <policy>"``) is post-thresholds' tol sweep
+    with that policy, and the method buying the same rows without thresholds (Random or
+    Entropy) as its no-threshold end; ``where="labels"`` reads every method at equal
+    labels seen.
     """
     runs = {"final": run.final, "labels": run.at_labels, "paid": run.at_paid}[where]
-    post = [m for m in runs if m.startswith("post-thresholds")]
-    ours = [*post, "random"] if post and "random" in runs else post
-    theirs = [m for m in runs if m.startswith("falcon lam=")]
-    return {
-        "fairacq": [FrontPoint.of(m, runs[m]) for m in ours],
-        "falcon": [FrontPoint.of(m, runs[m]) for m in theirs],
-    }
+    out: dict[str, list[FrontPoint]] = {}
+    for policy, (end, _, _) in POLICY_FRONTS.items():
+        post = [m for m in runs if _post_policy(m) == policy]
+        ours = [*post, end] if post and end in runs else post
+        if ours:
+            out[f"fairacq {policy}"] = [FrontPoint.of(m, runs[m]) for m in ours]
+    out["falcon"] = [FrontPoint.of(m, runs[m]) for m in runs if m.startswith("falcon ")]
+    return out
+
+
+def _post_policy(method: str) -> str | None:
+    """Return the row policy of a post-thresholds label (None for other methods)."""
+    name, params = parse_method(method)
+    return str(params.get("policy", "random")) if name == "post-thresholds" else None
 
 
 def _front_verdicts(run: _Dataset) -> list[Verdict]:
-    """Fairacq's post-thresholds front against Falcon's λ front, at equal labels seen."""
+    """Each of fairacq's post-thresholds fronts against Falcon's λ front, at equal labels."""
     front = fronts(run)
-    if not front["fairacq"] or not front["falcon"]:
+    if not front["falcon"]:
         return []
     return [
         front_verdict(
-            f"{run.name}: fairacq's post-thresholds front (tol sweep, Random at its end) "
-            f"dominates Falcon's λ front at equal labels seen (<= {run.labels:g})",
-            front["fairacq"],
+            f"{run.name}: fairacq's post-thresholds front ({POLICY_FRONTS[policy][2]}, tol "
+            f"sweep, {POLICY_FRONTS[policy][0].capitalize()} at its end) dominates Falcon's "
+            f"λ front at equal labels seen (<= {run.labels:g})",
+            front[f"fairacq {policy}"],
             front["falcon"],
         )
+        for policy in POLICY_FRONTS
+        if f"fairacq {policy}" in front
     ]
 
 
@@ -337,10 +358,10 @@ def _figure(runs: list[_Dataset]) -> Any:
     for ax, run in zip(axes, runs, strict=True):
         falcon = sorted(
             (m for m in run.final if m.startswith("falcon lam=")),
-            key=lambda m: float(m.removeprefix("falcon lam=")),
+            key=lambda m: float(parse_method(m)[1]["lam"]),
         )
         for method, finals in run.final.items():
-            if method.startswith("post-thresholds"):
+            if _post_policy(method):
                 continue
             acc = np.array([r["acc"] for r in finals])
             dp = np.array([r["dp"] for r in finals])
@@ -394,15 +415,17 @@ def _figure(runs: list[_Dataset]) -> Any:
 
 
 def _draw_fairacq_front(ax: Any, run: _Dataset) -> None:
-    """Fairacq's post-thresholds points joined by accuracy, with a band of one seed std."""
-    points = sorted(fronts(run, "final")["fairacq"], key=lambda p: p.acc)
-    if not any(p.label.startswith("post-thresholds") for p in points):
-        return
-    acc = np.array([p.acc for p in points])
-    dp, std = np.array([p.dp for p in points]), np.array([p.dp_std for p in points])
-    color = "teal"  # apart from the method colours of the cycle (Falcon λ=1 is C3)
-    ax.fill_between(acc, np.clip(dp - std, 0, None), dp + std, color=color, alpha=0.12, lw=0)
-    ax.plot(acc, dp, "-s", color=color, ms=4, lw=1.6, label="fairacq post-thresholds (tol sweep)")
+    """Each post-thresholds front joined by accuracy, with a band of one seed std."""
+    final = fronts(run, "final")
+    for policy, (_, color, words) in POLICY_FRONTS.items():
+        points = sorted(final.get(f"fairacq {policy}", []), key=lambda p: p.acc)
+        if not any(_post_policy(p.label) for p in points):
+            continue
+        acc = np.array([p.acc for p in points])
+        dp, std = np.array([p.dp for p in points]), np.array([p.dp_std for p in points])
+        ax.fill_between(acc, np.clip(dp - std, 0, None), dp + std, color=color, alpha=0.12, lw=0)
+        label = f"fairacq post-thresholds, {words} (tol sweep)"
+        ax.plot(acc, dp, "-s", color=color, ms=4, lw=1.6, label=label)
 
 
 def _notes(config: RowsConfig, runs: list[_Dataset], missing: list[str]) -> list[str]:
@@ -419,12 +442,13 @@ def _notes(config: RowsConfig, runs: list[_Dataset], missing: list[str]) -> list
         f"with tau={config.datasift_tau:g}; FAL scores its {config.fal_candidates} most "
         f"uncertain rows (alpha {config.fal_alpha:g}).",
     ]
-    if any(m.startswith("post-thresholds") for m in config.methods):
+    if any(_post_policy(m) for m in config.methods):
         notes.append(
-            "fairacq's front: post-thresholds (random rows, then one threshold per group "
-            "fitted on the validation rows so that their rates differ by at most tol) over "
-            "its tol sweep, with Random (the same rows, no thresholds) as its no-threshold "
-            "end; read at Falcon's accuracies, a coin between two of its points counts "
+            "fairacq's fronts: post-thresholds (rows bought at random, or the most uncertain "
+            "first with policy=entropy, then one threshold per group fitted on the validation "
+            "rows so that their rates differ by at most tol) over its tol sweep, with Random "
+            "or Entropy (the same rows, no thresholds) as its no-threshold end; read at "
+            "Falcon's accuracies, a coin between two of its points counts "
             "(docs/paper-notes/peers-rows.md)."
         )
     for run in runs:
