@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import re
 import time
 import warnings
+from types import SimpleNamespace
 
 import pytest
 from rich.console import Console
@@ -44,6 +46,56 @@ def test_the_plain_line_names_the_count_elapsed_and_time_left():
     unknown = ProgressBar("reproduce", None, "tasks")
     unknown.update(3.0)
     assert unknown.line() == "reproduce: 3 tasks, 0:00:00 elapsed"
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The clock of the progress module, moved by hand: ``clock[0] += 25``."""
+    now = [1000.0]
+    monkeypatch.setattr(_progress, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    return now
+
+
+def test_the_time_left_leaves_out_work_done_before_this_run(clock):
+    bar = ProgressBar("peers-rows (full)", None, "tasks")
+    bar.update(40, total=60, resumed=40)  # 40 tasks reused from the cache at once
+    clock[0] += 25
+    assert bar.time_left() is None  # no task of this run done yet: no estimate
+    assert bar.line() == "peers-rows (full): 40/60 tasks, 0:00:25 elapsed"
+    clock[0] += 575
+    bar.update(42)  # two tasks run in 600 s: 300 s each, 18 to go
+    assert bar.time_left() == pytest.approx(5400.0)
+    assert bar.line() == "peers-rows (full): 42/60 tasks, 0:10:00 elapsed, ~1:30:00 left"
+    bar.update(60)
+    assert bar.time_left() == 0.0
+    assert bar.line(final=True) == "peers-rows (full): 60/60 tasks, 0:10:00 elapsed, done"
+
+
+def test_no_time_left_before_any_work_or_without_a_total(clock):
+    fresh = ProgressBar("acquire", 40, "batches")
+    clock[0] += 10
+    assert fresh.time_left() is None
+    assert fresh.line() == "acquire: 0/40 batches, 0:00:10 elapsed"
+    fresh(4)
+    assert fresh.line() == "acquire: 4/40 batches, 0:00:10 elapsed, ~0:01:30 left"
+    unknown = ProgressBar("reproduce", None, "tasks")
+    unknown.update(3, resumed=1)
+    assert unknown.time_left() is None
+
+
+def test_the_terminal_bar_estimates_the_time_left_from_this_runs_work(clock):
+    console, buf = _terminal()
+    bar = ProgressBar("reproduce", 60, "tasks")
+    bar.update(40, resumed=40)
+    display = _progress._RichDisplay(bar, 0.0, console)
+    clock[0] += 25
+    display.draw(25.0)
+    assert re.search(r"40/60 tasks • \S+ • left -:--:--", _text(buf)), _text(buf)
+    clock[0] += 575
+    bar.update(42)
+    display.draw(600.0)
+    display.finish(False)
+    assert re.search(r"42/60 tasks • \S+ • left 1:30:00", _text(buf)), _text(buf)
 
 
 def test_a_terminal_gets_a_bar_with_done_total_and_time_left():
@@ -159,6 +211,35 @@ def test_run_callback_counts_a_samplers_samples_by_cost():
     assert 30 < bar.completed <= 40
 
 
+def test_a_resumed_acquisition_starts_its_bar_at_the_checkpoints_cost(tmp_path, monkeypatch):
+    from fairacq.cli._acquire_run import checkpointing, run_method
+
+    recorder = TraceRecorder(method="random", config={}, random_state=0)
+    for cost in (0, 20, 40):
+        recorder.record(cost=cost)
+    recorder.finish().save(tmp_path / "checkpoint")
+    resuming = checkpointing(tmp_path, 0, True)
+    assert resuming == {"continue_from": tmp_path / "checkpoint", "resumed": 40.0}
+    bars: list[ProgressBar] = []
+
+    @contextlib.contextmanager
+    def shown(description, total, unit):
+        bars.append(ProgressBar(description, total, unit))
+        yield bars[-1]
+
+    class Acquirer:
+        budget = 100
+
+        def run(self, train, pool, *, validation, test, costs, executor, callbacks, continue_from):
+            seen.append((bars[0].completed, bars[0].resumed, continue_from))
+
+    seen: list[tuple[float, float, object]] = []
+    monkeypatch.setattr(_progress, "progress", shown)
+    inputs = SimpleNamespace(costs=None, train=None, pool=None, validation=None, test=None)
+    run_method(Acquirer(), "random", inputs, None, resuming)
+    assert seen == [(40.0, 40.0, tmp_path / "checkpoint")]
+
+
 def _reproduce(tmp_path, *extra):
     args = [
         "reproduce", "filtering-fig1", "--seeds", "1", "--executor", "serial",
@@ -190,3 +271,24 @@ def test_reproduce_shows_a_bar_on_a_terminal(tmp_path, monkeypatch):
     text = _text(buf)
     assert "filtering-fig1 (quick)" in text
     assert re.search(r"(\d+)/\1 tasks", text)
+
+
+def test_a_resumed_reproduce_marks_its_reused_tasks_on_the_bar(tmp_path, monkeypatch):
+    assert _reproduce(tmp_path).exit_code == 0
+    entries = sorted((tmp_path / "task-cache").glob("*.jsonl"))
+    assert len(entries) >= 2
+    entries[0].unlink()  # one task left to run again
+    seen: list[tuple[float | None, float | None, float | None]] = []
+    update = ProgressBar.update
+
+    def spy(self, completed=None, *, total=None, resumed=None):
+        seen.append((completed, total, resumed))
+        update(self, completed, total=total, resumed=resumed)
+
+    monkeypatch.setattr(ProgressBar, "update", spy)
+    res = _reproduce(tmp_path, "--json")
+    assert res.exit_code == 0, res.output
+    n = len(entries)
+    assert seen[-1] == (n, n, n - 1)
+    assert (n - 1, n, n - 1) in seen  # the reused tasks arrive at once, before the run one
+    assert json.loads((tmp_path / "summary.json").read_text())["meta"]["tasks_reused"] == n - 1

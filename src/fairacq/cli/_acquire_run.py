@@ -34,7 +34,11 @@ def make_acquirer_for(
 
 
 def checkpointing(out: Path, every: int, resume: bool) -> dict[str, Any]:
-    """Return the ``callbacks`` and ``continue_from`` of a run checkpointing into ``out``."""
+    """Return the ``callbacks`` and ``continue_from`` of a run checkpointing into ``out``.
+
+    Resuming from a checkpoint adds ``resumed``, the cost it had reached (for the progress
+    bar: done before this run; :func:`run_method` takes it out).
+    """
     from fairacq import CheckpointCallback
 
     path = out / "checkpoint"
@@ -45,8 +49,9 @@ def checkpointing(out: Path, every: int, resume: bool) -> dict[str, Any]:
         if path.with_suffix(".json").exists():
             from fairacq import Trace
 
-            Trace.load(path)  # a damaged checkpoint: refused in one line, before any work
+            trace = Trace.load(path)  # a damaged checkpoint: refused in one line, before work
             kwargs["continue_from"] = path
+            kwargs["resumed"] = float(trace.final("cost")) if len(trace) else 0.0
         else:
             err_console.print(f"note: no checkpoint in {out}; starting afresh", markup=False)
     return kwargs
@@ -59,15 +64,21 @@ def run_method(
     chunks: Any,
     resuming: dict[str, Any],
 ) -> list[str]:
-    """Run the acquirer; return the warnings it raised (each printed as a note)."""
+    """Run the acquirer; return the warnings it raised (each printed as a note).
+
+    The bar of a run resumed from a checkpoint starts at the checkpoint's cost, marked as done
+    before this run.
+    """
     from fairacq.cli._progress import progress, run_callback
 
     unit = "cost units" if inputs.costs is not None else "rows"
     callbacks = list(resuming.pop("callbacks", []))
+    resumed = float(resuming.pop("resumed", 0.0))
     with (
         progress(method, float(acquirer.budget), unit) as bar,
         warnings.catch_warnings(record=True) as caught,
     ):
+        bar.update(resumed, resumed=resumed)
         warnings.simplefilter("always")
         acquirer.run(
             inputs.train,

@@ -12,6 +12,11 @@ left`` is printed every :data:`PLAIN_INTERVAL` seconds instead, and a last one a
 Everything goes to stderr, so ``--json`` output on stdout stays parseable.
 ``FAIRACQ_PROGRESS=off`` turns it off.
 
+A resumed run starts with part of its count already done (tasks reused from a task cache, a
+checkpoint's batches): ``bar.update(40, resumed=40)`` says so, and the time left is then
+estimated from the pace of this run's own work alone; before any of it is done no estimate is
+shown (one from the reused count would promise seconds for hours of work).
+
 One thread draws; every write it makes holds a lock that a fork also takes, so a process
 pool forked while a bar is shown never copies a half-written line or a held lock into its
 workers.
@@ -55,23 +60,30 @@ if hasattr(os, "register_at_fork"):  # POSIX: no fork while the drawing thread w
 class ProgressBar:
     """What :func:`progress` yields: the count of a run, read by the display.
 
-    Call it to advance (``bar()``, ``bar(5)``), or :meth:`update` to set the count and the
-    total. Cheap and thread-safe enough to call after every step: it only stores numbers.
+    Call it to advance (``bar()``, ``bar(5)``), or :meth:`update` to set the count, the
+    total and what of the count a resumed run found done. Cheap and thread-safe enough to
+    call after every step: it only stores numbers.
 
     Attributes
     ----------
     description, unit : str
         What runs (``"acquire"``) and what is counted (``"batches"``).
     completed : float
-        Done so far.
+        Done so far, including ``resumed``.
+    resumed : float
+        Of ``completed``, what was done before this run (reused or resumed, not worked on
+        now): left out of the pace that estimates the time left.
     total : float or None
         Expected in all (None: unknown).
+    started : float
+        When the run started (:func:`time.monotonic`).
     """
 
     def __init__(self, description: str, total: float | None, unit: str) -> None:
         self.description = description
         self.unit = unit
         self.completed = 0.0
+        self.resumed = 0.0
         self.total = None if total is None else float(total)
         self.started = time.monotonic()
 
@@ -79,23 +91,58 @@ class ProgressBar:
         """Count ``n`` more done."""
         self.completed += n
 
-    def update(self, completed: float | None = None, *, total: float | None = None) -> None:
-        """Set the count done and/or the total (None leaves it as it is)."""
+    def update(
+        self,
+        completed: float | None = None,
+        *,
+        total: float | None = None,
+        resumed: float | None = None,
+    ) -> None:
+        """Set the count done, the total and/or the part of the count done before this run.
+
+        None leaves a value as it is. ``resumed`` is included in ``completed``: a run
+        resumed with 40 of 60 tasks reused calls ``update(40, total=60, resumed=40)``.
+        """
+        if resumed is not None:  # first: a draw in between sees no work of this run yet
+            self.resumed = float(resumed)
         if completed is not None:
             self.completed = float(completed)
         if total is not None:
             self.total = float(total)
 
+    def time_left(self) -> float | None:
+        """Return the seconds left at the pace of this run's own work (None: unknown).
+
+        The pace is ``(completed - resumed) / elapsed``: None before this run has done any
+        work, or without a total; 0 once the count reaches the total.
+        """
+        return self._left(time.monotonic() - self.started)
+
+    def _left(self, elapsed: float) -> float | None:
+        total = self.total
+        if total is None:
+            return None
+        if self.completed >= total:
+            return 0.0
+        worked = self.completed - self.resumed
+        if worked <= 0:
+            return None
+        return elapsed / worked * (total - self.completed)
+
     def line(self, *, final: bool = False) -> str:
-        """Return the plain line: ``acquire: 12/40 batches, 0:00:31 elapsed, ~0:01:10 left``."""
+        """Return the plain line: ``acquire: 12/40 batches, 0:00:31 elapsed, ~0:01:10 left``.
+
+        The time left is left out while unknown (see :meth:`time_left`).
+        """
         elapsed = time.monotonic() - self.started
         done, total = self.completed, self.total
         count = _number(done) if total is None else f"{_number(done)}/{_number(total)}"
         text = f"{self.description}: {count} {self.unit}, {_clock(elapsed)} elapsed"
         if final:
             return f"{text}, done"
-        if total is not None and 0 < done < total:
-            text += f", ~{_clock(elapsed / done * (total - done))} left"
+        left = self._left(elapsed)
+        if left is not None and total is not None and done < total:
+            text += f", ~{_clock(left)} left"
         return text
 
 
@@ -139,7 +186,12 @@ class _Display:
 
 
 class _RichDisplay(_Display):
-    """A rich bar on a terminal: description, bar, done/total unit, elapsed, time left."""
+    """A rich bar on a terminal: description, bar, done/total unit, elapsed, time left.
+
+    The time left is the bar's own :meth:`ProgressBar.time_left`, as on the plain line, not
+    rich's (the speed over the last 30 s: it counts reused tasks reported then as work, and
+    knows nothing once a task takes longer).
+    """
 
     def __init__(self, bar: ProgressBar, delay: float, console: Console) -> None:
         from rich.progress import (  # ~20 ms: only when a bar is drawn, not for --help
@@ -148,7 +200,6 @@ class _RichDisplay(_Display):
             Progress,
             TextColumn,
             TimeElapsedColumn,
-            TimeRemainingColumn,
         )
 
         super().__init__(bar, delay)
@@ -160,7 +211,7 @@ class _RichDisplay(_Display):
             TextColumn("•"),
             TimeElapsedColumn(),
             TextColumn("• left"),
-            TimeRemainingColumn(),
+            TextColumn("{task.fields[left]}", style="progress.remaining", markup=False),
             console=console,
             auto_refresh=False,
             redirect_stdout=False,
@@ -173,13 +224,24 @@ class _RichDisplay(_Display):
             if elapsed < self.delay:
                 return
             self.progress.start()
-            self.task = self.progress.add_task(self.bar.description, total=self.bar.total)
+            self.task = self.progress.add_task(
+                self.bar.description, total=self.bar.total, left=self._left()
+            )
         self._sync()
         self.progress.refresh()
 
     def _sync(self) -> None:
         assert self.task is not None
-        self.progress.update(self.task, completed=self.bar.completed, total=self.bar.total)
+        self.progress.update(
+            self.task, completed=self.bar.completed, total=self.bar.total, left=self._left()
+        )
+
+    def _left(self) -> str:
+        """Return the time left as rich shows it: ``0:01:10``, ``-:--:--`` while unknown."""
+        if self.bar.total is None:
+            return ""
+        left = self.bar.time_left()
+        return "-:--:--" if left is None else _clock(left)
 
     def finish(self, ok: bool) -> None:
         if self.task is None:
@@ -298,6 +360,11 @@ def run_callback(
     Returns
     -------
     fairacq._callbacks.ProgressCallback
+
+    Notes
+    -----
+    A run resumed from a checkpoint counts the checkpoint's steps (or cost) too: mark them
+    first with ``bar.update(n, resumed=n)`` so they do not count as this run's pace.
     """
     from fairacq._callbacks import ProgressCallback
 

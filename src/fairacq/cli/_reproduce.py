@@ -37,7 +37,8 @@ def run_named(
 
     ``command`` is recorded in the summary (default: this process's command line). The bar
     (or, off a terminal, a line every few seconds) goes to stderr: tasks done / tasks handed
-    out so far (an experiment may hand out a second phase's tasks after the first).
+    out so far (an experiment may hand out a second phase's tasks after the first). Tasks
+    reused from the task cache count as done but not in the pace behind the time left.
     """
     from fairacq.experiments import make_executor, run_experiment
 
@@ -52,7 +53,7 @@ def run_named(
             executor=executor,
             command=command,
             resume=resume,
-            on_progress=lambda done, total: bar.update(done, total=total),
+            on_progress=lambda done, total, reused: bar.update(done, total=total, resumed=reused),
             **(overrides or {}),
         )
 

@@ -21,9 +21,11 @@ __all__ = [
     "ProgressExecutor",
     "SerialExecutor",
     "TaskDone",
+    "TaskReused",
     "make_executor",
     "single_thread",
     "takes_on_done",
+    "takes_on_reused",
 ]
 
 T = TypeVar("T")
@@ -46,6 +48,8 @@ def single_thread() -> None:
 
 #: Called once for every task that finishes (or is found in a cache), in this process.
 TaskDone = Callable[[], None]
+#: Called with how many tasks of a map were found in a cache instead of run, in this process.
+TaskReused = Callable[[int], None]
 
 #: Seconds a stopped pool's workers get to exit after SIGTERM before they are killed.
 _TERMINATE_WAIT = 3.0
@@ -244,19 +248,22 @@ def _dask_gather(
 
 
 class ProgressExecutor:
-    """Wraps an executor and reports ``report(done, total)`` as its tasks finish.
+    """Wraps an executor and reports ``report(done, total, reused=...)`` as its tasks finish.
 
     ``total`` grows with every :meth:`map` (an experiment may map several times, one phase
     after another), and ``done`` counts finished tasks, each as it ends when the inner
-    executor takes ``on_done`` (the executors here and :class:`CachingExecutor` do, which
-    counts reused tasks at once), else all of a map's tasks when it returns.
+    executor takes ``on_done`` (the executors here and :class:`CachingExecutor` do), else all
+    of a map's tasks when it returns. Tasks reused from a cache count as done at once, and
+    ``reused`` (part of ``done``) counts them when the inner executor tells them apart
+    through ``on_reused`` (:class:`CachingExecutor` does).
 
     Parameters
     ----------
     inner : Executor
         Runs the tasks.
     report : callable
-        ``report(done, total)``, called in this process.
+        ``report(done, total, reused=n)``, called in this process; a ``report(done, total)``
+        that takes no ``reused`` keyword is called without it.
 
     Examples
     --------
@@ -267,35 +274,73 @@ class ProgressExecutor:
     [(0, 2), (1, 2), (2, 2)]
     """
 
-    def __init__(self, inner: Executor, report: Callable[[int, int], None]) -> None:
+    def __init__(self, inner: Executor, report: Callable[..., None]) -> None:
         self.inner = inner
         self.report = report
         self.done = 0
+        self.reused = 0
         self.total = 0
+        self._tells_reused = _takes_reused(report)
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
         """Apply ``fn`` to every item through the inner executor, reporting progress."""
         todo = list(items)
         self.total += len(todo)
-        self.report(self.done, self.total)
+        self._report()
         if not takes_on_done(self.inner):
             out = self.inner.map(fn, todo)
             self._finished(len(todo))
             return out
-        return self.inner.map(fn, todo, on_done=self._finished)  # type: ignore[call-arg]
+        hooks: dict[str, Any] = {"on_done": self._finished}
+        if takes_on_reused(self.inner):
+            hooks["on_reused"] = self._reused
+        return self.inner.map(fn, todo, **hooks)
 
     def _finished(self, n: int = 1) -> None:
         self.done += n
-        self.report(self.done, self.total)
+        self._report()
+
+    def _reused(self, n: int) -> None:
+        self.done += n
+        self.reused += n
+        self._report()
+
+    def _report(self) -> None:
+        if self._tells_reused:
+            self.report(self.done, self.total, reused=self.reused)
+        else:
+            self.report(self.done, self.total)
+
+
+def _takes_reused(report: Callable[..., None]) -> bool:
+    """Whether ``report(done, total, reused=n)`` is a valid call."""
+    try:
+        inspect.signature(report).bind(0, 0, reused=0)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _map_params(executor: Any) -> Any:
+    try:
+        return inspect.signature(executor.map).parameters
+    except (TypeError, ValueError):
+        return {}
 
 
 def takes_on_done(executor: Any) -> bool:
     """Whether ``executor.map`` accepts the ``on_done`` keyword."""
-    try:
-        params = inspect.signature(executor.map).parameters
-    except (TypeError, ValueError):
-        return False
+    params = _map_params(executor)
     return "on_done" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+def takes_on_reused(executor: Any) -> bool:
+    """Whether ``executor.map`` names the ``on_reused`` keyword (:class:`CachingExecutor`).
+
+    Unlike ``on_done``, a ``**kwargs`` catch-all does not count: a wrapper passing it on to
+    an executor without the keyword would fail; its reused tasks count through ``on_done``.
+    """
+    return "on_reused" in _map_params(executor)
 
 
 def make_executor(

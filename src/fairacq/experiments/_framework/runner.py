@@ -28,7 +28,7 @@ def run_experiment(
     executor: Executor | None = None,
     command: str = "",
     resume: bool = True,
-    on_progress: Callable[[int, int], None] | None = None,
+    on_progress: Callable[..., None] | None = None,
     **overrides: Any,
 ) -> ExperimentResult:
     """Run experiment ``name`` with a preset (plus overrides) and optionally write it.
@@ -50,10 +50,13 @@ def run_experiment(
         reuse it, so re-running an interrupted command only runs the unfinished tasks (see
         :class:`CachingExecutor`). ``False`` runs everything afresh.
     on_progress : callable or None, default=None
-        ``on_progress(done, total)``, called in this process whenever a task finishes (a task
-        reused from the cache counts at once) and whenever the experiment hands out more
-        tasks: ``total`` is the number of tasks handed out so far, so it can grow while an
-        experiment runs one phase after another (see :class:`ProgressExecutor`).
+        ``on_progress(done, total, reused=n)``, called in this process whenever a task
+        finishes (tasks reused from the cache count at once) and whenever the experiment
+        hands out more tasks: ``total`` is the number of tasks handed out so far, so it can
+        grow while an experiment runs one phase after another, and ``n`` of the ``done``
+        tasks were reused rather than run, so a time-left estimate can leave them out (see
+        :class:`ProgressExecutor`). An ``on_progress(done, total)`` without the ``reused``
+        keyword is called without it.
     **overrides
         Config fields to change, e.g. ``n_trials=3``.
 

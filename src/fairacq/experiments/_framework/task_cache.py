@@ -36,7 +36,12 @@ from typing import Any, TypeVar
 
 from fairacq._io import atomic_write
 from fairacq._version import __version__
-from fairacq.experiments._framework.executor import Executor, TaskDone, takes_on_done
+from fairacq.experiments._framework.executor import (
+    Executor,
+    TaskDone,
+    TaskReused,
+    takes_on_done,
+)
 from fairacq.experiments._framework.result_codec import (
     CorruptValueError,
     UnsupportedValueError,
@@ -199,12 +204,19 @@ class CachingExecutor:
         self.misses = 0
 
     def map(
-        self, fn: Callable[[T], R], items: Iterable[T], *, on_done: TaskDone | None = None
+        self,
+        fn: Callable[[T], R],
+        items: Iterable[T],
+        *,
+        on_done: TaskDone | None = None,
+        on_reused: TaskReused | None = None,
     ) -> list[R]:
         """Apply ``fn`` to every item, running only the items without a stored result.
 
-        ``on_done()`` is called once for every reused task (at once) and, when the inner
-        executor takes it, for every task run as it finishes (else for all of them at the end).
+        ``on_reused(n)`` is called once with the number of reused tasks (when there are any)
+        before any task runs; without it, ``on_done()`` is called once for every reused task
+        instead (at once). ``on_done()`` is also called for every task run, as it finishes
+        when the inner executor takes it (else for all of them at the end).
         """
         todo = list(items)
         try:
@@ -221,11 +233,15 @@ class CachingExecutor:
             found, value = _load(_path(self.directory, key), key)
             if found:
                 results[i] = value
-                if on_done is not None:
-                    on_done()
             else:
                 missing.append(i)
         self.hits, self.misses = len(results), len(missing)
+        if on_reused is not None:
+            if self.hits:
+                on_reused(self.hits)
+        elif on_done is not None:
+            for _ in range(self.hits):
+                on_done()
         if missing:
             run = functools.partial(_run_and_store, fn, str(self.directory))
             computed = self._run(run, [(keys[i], todo[i]) for i in missing], on_done)
