@@ -61,14 +61,18 @@ def test_the_time_left_leaves_out_work_done_before_this_run(clock):
     bar.update(40, total=60, resumed=40)  # 40 tasks reused from the cache at once
     clock[0] += 25
     assert bar.time_left() is None  # no task of this run done yet: no estimate
-    assert bar.line() == "peers-rows (full): 40/60 tasks, 0:00:25 elapsed"
+    assert bar.line() == "peers-rows (full): 40/60 tasks (40 done before), 0:00:25 elapsed"
     clock[0] += 575
     bar.update(42)  # two tasks run in 600 s: 300 s each, 18 to go
     assert bar.time_left() == pytest.approx(5400.0)
-    assert bar.line() == "peers-rows (full): 42/60 tasks, 0:10:00 elapsed, ~1:30:00 left"
+    assert bar.line() == (
+        "peers-rows (full): 42/60 tasks (40 done before), 0:10:00 elapsed, ~1:30:00 left"
+    )
     bar.update(60)
     assert bar.time_left() == 0.0
-    assert bar.line(final=True) == "peers-rows (full): 60/60 tasks, 0:10:00 elapsed, done"
+    assert bar.line(final=True) == (
+        "peers-rows (full): 60/60 tasks (40 done before), 0:10:00 elapsed, done"
+    )
 
 
 def test_no_time_left_before_any_work_or_without_a_total(clock):

@@ -137,7 +137,8 @@ class ProgressBar:
         elapsed = time.monotonic() - self.started
         done, total = self.completed, self.total
         count = _number(done) if total is None else f"{_number(done)}/{_number(total)}"
-        text = f"{self.description}: {count} {self.unit}, {_clock(elapsed)} elapsed"
+        before = f" ({_number(self.resumed)} done before)" if self.resumed else ""
+        text = f"{self.description}: {count} {self.unit}{before}, {_clock(elapsed)} elapsed"
         if final:
             return f"{text}, done"
         left = self._left(elapsed)
