@@ -225,28 +225,30 @@ def test_a_bad_label_names_what_the_method_takes() -> None:
         parse_method("random tol=0")
 
 
-def test_each_row_policy_is_its_own_front_with_its_no_threshold_end() -> None:
+def test_each_policy_and_placement_is_its_own_front_with_its_no_threshold_end() -> None:
     methods = [
         "random",
         "entropy",
         "falcon lam=1",
         "post-thresholds tol=0",
+        "post-thresholds placement=validation tol=0",
         "post-thresholds policy=entropy tol=0",
-        "post-thresholds policy=entropy tol=0.1",
+        "post-thresholds policy=entropy placement=pool tol=0.1",
     ]
     runs = {m: [{"acc": 0.7 + i / 100, "dp": 0.1}] for i, m in enumerate(methods)}
     run = _Dataset("d", runs, runs, runs, labels=10, paid=10, mitigation=[])
     got = {key: [p.label for p in points] for key, points in fronts(run).items()}
     assert got == {
-        "fairacq random": ["post-thresholds tol=0", "random"],
-        "fairacq entropy": [
+        "fairacq random pool": ["post-thresholds tol=0", "random"],
+        "fairacq random validation": ["post-thresholds placement=validation tol=0", "random"],
+        "fairacq entropy pool": [
             "post-thresholds policy=entropy tol=0",
-            "post-thresholds policy=entropy tol=0.1",
+            "post-thresholds policy=entropy placement=pool tol=0.1",
             "entropy",
         ],
         "falcon": ["falcon lam=1"],
     }
-    assert fronts(run)["fairacq entropy"][2].acc == pytest.approx(0.71)
+    assert fronts(run)["fairacq entropy pool"][2].acc == pytest.approx(0.71)
 
 
 def test_split_cells_keeps_ratios_per_cell_and_repeats() -> None:
@@ -299,7 +301,7 @@ def test_peers_rows_quick_runs_end_to_end(tmp_path) -> None:
     )
     assert (tmp_path / "peers-rows.png").exists()
     fronts = [v["name"] for v in summary["verdicts"] if "post-thresholds front" in v["name"]]
-    assert any("random rows" in v for v in fronts)
+    assert any("random rows, thresholds placed on the pool" in v for v in fronts)
     assert any("entropy rows" in v for v in fronts)
     assert res.value(dataset="compas", method="post-thresholds tol=0", metric="labels_seen") == 20
 

@@ -18,9 +18,16 @@ from fairacq._validation import Interval, Options
 from fairacq.acquisition._acquirer import Acquirer
 from fairacq.acquisition._acquisition_loop import AcquisitionLoop
 from fairacq.acquisition._entropy import entropy_order
+from fairacq.acquisition._pool_source import InMemoryPool
 from fairacq.acquisition._state import AcquisitionState, Proposal
 from fairacq.data import FairDataset
-from fairacq.models import DEFAULT_METRICS, evaluate_thresholds, fit_thresholds
+from fairacq.exceptions import InvalidParameterError
+from fairacq.models import (
+    DEFAULT_METRICS,
+    THRESHOLD_CONSTRAINTS,
+    evaluate_thresholds,
+    fit_thresholds,
+)
 from fairacq.models import threshold_constraint as _threshold_constraint
 
 __all__ = ["PostThresholdAcquirer"]
@@ -42,9 +49,29 @@ class _ThresholdLoop(AcquisitionLoop):
         """Return ``model``'s thresholds (fitted once per model, on the validation rows)."""
         if self._fitted is None or self._fitted[0] is not model:
             acq = self.acq
-            post = fit_thresholds(model, self.validation, metric=acq.metric, tol=acq.tol)
+            post = fit_thresholds(
+                model,
+                self.validation,
+                metric=acq.metric,
+                tol=acq.tol,
+                unlabelled=self._unlabelled(),
+            )
             self._fitted = (model, post)
         return self._fitted[1]
+
+    def _unlabelled(self) -> FairDataset | None:
+        """Return the pool when thresholds are placed on it, else None (validation)."""
+        placement = self.acq.placement
+        if placement == "validation" or not self.acq._dp():
+            return None
+        if isinstance(self.source, InMemoryPool):
+            return self.source.dataset
+        if placement == "auto":
+            return None
+        raise InvalidParameterError(
+            "PostThresholdAcquirer: placement='pool' needs the pool in memory (a "
+            "FairDataset); with a ParquetPool use placement='validation' or 'auto'."
+        )
 
     def _evaluate(self, model: Any, data: FairDataset) -> dict[str, float]:
         post = self.thresholds(model)
@@ -87,6 +114,14 @@ class PostThresholdAcquirer(Acquirer):
         Which rows are bought: uniformly at random, or the most uncertain first.
     tol : float, default=0.0
         How far the groups' validation rates may stay apart.
+    placement : {"auto", "pool", "validation"}, default="auto"
+        Where the thresholds are placed once the validation rows chose each group's rate:
+        ``"pool"`` at the matching quantile of the model's probabilities over the pool and
+        validation rows (labels not read; demographic parity only; one deterministic
+        threshold per group, whose realised rates vary less), ``"validation"`` on the
+        validation rows as fairlearn does (randomised between two thresholds per group);
+        ``"auto"`` is ``"pool"`` for demographic parity with an in-memory pool, else
+        ``"validation"``.
 
     Attributes
     ----------
@@ -109,6 +144,7 @@ class PostThresholdAcquirer(Acquirer):
         **{k: v for k, v in Acquirer._parameter_constraints.items() if k != "cost_model"},
         "policy": [Options({"random", "entropy"})],
         "tol": [Interval(float, 0, None, closed="left")],
+        "placement": [Options({"auto", "pool", "validation"})],
     }
 
     _loop_class: ClassVar[type[AcquisitionLoop]] = _ThresholdLoop
@@ -125,6 +161,7 @@ class PostThresholdAcquirer(Acquirer):
         max_evaluations: int | None = None,
         policy: str = "random",
         tol: float = 0.0,
+        placement: str = "auto",
         refit: str = "scratch",
         random_state: Any = None,
     ) -> None:
@@ -141,10 +178,21 @@ class PostThresholdAcquirer(Acquirer):
         )
         self.policy = policy
         self.tol = tol
+        self.placement = placement
 
     def _check_metric(self) -> None:
         super()._check_metric()
         _threshold_constraint(self.metric, self.tol)
+        if self.placement == "pool" and not self._dp():
+            raise InvalidParameterError(
+                f"PostThresholdAcquirer: placement='pool' places thresholds for demographic "
+                f"parity only ({self.metric!r} compares rates among labelled rows); use "
+                "placement='validation' or 'auto'."
+            )
+
+    def _dp(self) -> bool:
+        """Whether the thresholds close a demographic parity gap (rates without labels)."""
+        return THRESHOLD_CONSTRAINTS[self.metric] == "demographic_parity"
 
     def _propose(self, state: AcquisitionState, rng: np.random.Generator) -> Proposal:
         if self.policy == "entropy":

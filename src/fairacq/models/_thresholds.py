@@ -13,11 +13,13 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from fairacq._deps import require
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidParameterError
 from fairacq.models._evaluate import DEFAULT_METRICS
+from fairacq.models._group_thresholds import GroupThresholds, place_on_unlabelled
 from fairacq.models._mitigation import MitigatedModel, prediction_metrics, quiet_fairlearn
 from fairacq.models._registry import describe_learner
 
@@ -74,6 +76,7 @@ def fit_thresholds(
     *,
     metric: str = "demographic_parity_diff_abs",
     tol: float = 0.0,
+    unlabelled: FairDataset | None = None,
 ) -> MitigatedModel:
     """Fit each group's threshold on a fitted ``model``'s probabilities of ``dataset``'s rows.
 
@@ -88,12 +91,20 @@ def fit_thresholds(
         The gap to close (:data:`THRESHOLD_CONSTRAINTS`).
     tol : float, default=0.0
         How far the groups' rates may stay apart (0: equal); larger keeps more accuracy.
+    unlabelled : FairDataset or None, default=None
+        Demographic parity only: rows drawn like those to be predicted, whose labels are
+        not read (a pool of candidates). The rates chosen on ``dataset`` are kept and each
+        group's threshold placed at the matching quantile of the probabilities over these
+        rows and ``dataset``'s (:func:`~fairacq.models._group_thresholds.place_on_unlabelled`):
+        one deterministic threshold per group, whose realised rates vary less than those
+        placed on ``dataset`` alone.
 
     Returns
     -------
     MitigatedModel
-        Predicts at random between two thresholds per group; ``predict(dataset,
-        random_state=...)`` draws with a seed.
+        Without ``unlabelled``, predicts at random between two thresholds per group
+        (``predict(dataset, random_state=...)`` draws with a seed); with it, one threshold per
+        group.
 
     Examples
     --------
@@ -118,9 +129,18 @@ def fit_thresholds(
     )
     with quiet_fairlearn():
         opt.fit(dataset.to_numpy(), dataset.y, sensitive_features=dataset.s)
-    return MitigatedModel(
-        name=f"threshold-{_SHORT[constraint]}", model=opt, learner=describe_learner(model)
-    )
+    name, learner = f"threshold-{_SHORT[constraint]}", describe_learner(model)
+    if unlabelled is None:
+        return MitigatedModel(name=name, model=opt, learner=learner)
+    if constraint != "demographic_parity":
+        raise InvalidParameterError(
+            f"fit_thresholds: unlabelled rows place thresholds for demographic parity only "
+            f"({metric!r} compares rates among labelled rows); leave unlabelled=None."
+        )
+    chances = _chances(MitigatedModel(name=name, model=opt, learner=learner), dataset)
+    rates = np.array([chances[dataset.s == g].mean() for g in range(dataset.n_groups)])
+    rule = place_on_unlabelled(model, rates, [unlabelled, dataset])
+    return MitigatedModel(name=name, model=rule, learner=learner)
 
 
 def evaluate_thresholds(
@@ -145,10 +165,16 @@ def evaluate_thresholds(
     ['accuracy', 'auc_roc']
     """
     pred = post.predict(dataset, random_state=random_state)
+    return prediction_metrics(pred, dataset, metrics, scores=_chances(post, dataset))
+
+
+def _chances(post: MitigatedModel, dataset: FairDataset) -> NDArray[np.float64]:
+    """Return each row's chance of a positive prediction under ``post``'s thresholds."""
+    if isinstance(post.model, GroupThresholds):
+        return post.model.chances(dataset.to_numpy(), sensitive_features=dataset.s)
     with quiet_fairlearn():
         pmf = post.model._pmf_predict(dataset.to_numpy(), sensitive_features=dataset.s)
-    scores = np.asarray(pmf[:, 1], dtype=np.float64)
-    return prediction_metrics(pred, dataset, metrics, scores=scores)
+    return np.asarray(pmf[:, 1], dtype=np.float64)
 
 
 def describe_thresholds(post: MitigatedModel, group_names: Sequence[str]) -> dict[str, Any]:
@@ -157,8 +183,9 @@ def describe_thresholds(post: MitigatedModel, group_names: Sequence[str]) -> dic
     A row of group ``g`` with score ``p`` (the learner's P(y=1)) is predicted 1 with
     probability ``p0 * [p > threshold0] + p1 * [p > threshold1]`` (``>=`` where the
     operator says so); with ``p_ignore`` > 0 a share of rows gets ``prediction_constant``
-    instead, whatever their score. An infinite threshold (always or never) is the string
-    ``"inf"`` or ``"-inf"``, so that any JSON reader takes the file.
+    instead, whatever their score. Thresholds placed on unlabelled rows have no coin:
+    ``p0 = 1``, ``p1 = 0`` and both thresholds equal. An infinite threshold (always or never)
+    is the string ``"inf"`` or ``"-inf"``, so that any JSON reader takes the file.
 
     Examples
     --------
@@ -170,6 +197,16 @@ def describe_thresholds(post: MitigatedModel, group_names: Sequence[str]) -> dic
     >>> rules["g0"]["operator0"], round(rules["g0"]["p0"] + rules["g0"]["p1"], 6)
     ('>', 1.0)
     """
+    if isinstance(post.model, GroupThresholds):  # one threshold, no coin: p0 = 1
+        plain = {"p_ignore": 0.0, "prediction_constant": 0.0, "p0": 1.0, "p1": 0.0}
+        return {
+            str(name): {
+                **plain,
+                **{f"operator{k}": ">" for k in (0, 1)},
+                **{f"threshold{k}": _plain(float(t)) for k in (0, 1)},
+            }
+            for name, t in zip(group_names, post.model.thresholds, strict=True)
+        }
     table = post.model.interpolated_thresholder_.interpolation_dict
     out: dict[str, Any] = {}
     for code, rule in table.items():

@@ -36,9 +36,11 @@ class RowsConfig(ExperimentConfig):
     methods : tuple of str
         Acquirers (:func:`parse_method`): ``random``, ``entropy``, ``datasift-inf``,
         ``falcon lam=<λ>``, ``fal``, ``post-thresholds tol=<t>`` (fairacq's random rows
-        plus group thresholds within ``t``) and ``post-thresholds policy=entropy tol=<t>``
-        (the most uncertain rows instead). Each policy's ``tol`` sweep, with Random or
-        Entropy as its no-threshold end, is one of fairacq's fronts.
+        plus group thresholds within ``t``, placed at the pool's quantiles) and
+        ``post-thresholds policy=entropy tol=<t>`` (the most uncertain rows instead);
+        ``placement=validation`` places the thresholds on the validation rows as fairlearn
+        does. Each (policy, placement) ``tol`` sweep, with Random or Entropy as its
+        no-threshold end, is one of fairacq's fronts.
     mitigation : bool
         Add fairlearn's ThresholdOptimizer (demographic parity) on the initial training data.
     fal_candidates, fal_alpha : int, float
@@ -114,6 +116,7 @@ _LABEL_PARAMS: dict[str, dict[str, Callable[[str], Any]]] = {
     "post-thresholds": {
         "tol": lambda v: _number(v, 0.0, None),
         "policy": lambda v: _choice(v, ("random", "entropy")),
+        "placement": lambda v: _choice(v, ("auto", "pool", "validation")),
     },
 }
 

@@ -120,7 +120,11 @@ class RowTask:
 
 
 def method_spec(config: RowsConfig, label: str) -> tuple[str, dict[str, Any]]:
-    """Return the registered acquirer and its extra parameters behind a method label."""
+    """Return the registered acquirer and its extra parameters behind a method label.
+
+    A label's own settings (``lam``, ``tol``, ``policy``, ``placement``) pass through;
+    FAL and DataSift-Inf take theirs from the config.
+    """
     name, params = parse_method(label)
     if name == "fal":
         return "fal", {"n_candidates": config.fal_candidates, "alpha": config.fal_alpha}

@@ -216,31 +216,50 @@ POLICY_FRONTS = {
     "random": ("random", "teal", "random rows"),
     "entropy": ("entropy", "darkorchid", "entropy rows"),
 }
+#: Where the thresholds are placed: the words and line style of each front.
+PLACEMENTS = {"pool": ("placed on the pool", "-"), "validation": ("placed on validation", ":")}
 
 
 def fronts(run: _Dataset, where: str = "labels") -> dict[str, list[FrontPoint]]:
-    """Return Falcon's λ front (``"falcon"``) and fairacq's, one per row policy.
+    """Return Falcon's λ front (``"falcon"``) and fairacq's, one per policy and placement.
 
-    fairacq's front of a policy (key ``"fairacq <policy>"``) is post-thresholds' tol sweep
-    with that policy, and the method buying the same rows without thresholds (Random or
-    Entropy) as its no-threshold end; ``where="labels"`` reads every method at equal
-    labels seen.
+    fairacq's front (key ``"fairacq <policy> <placement>"``) is post-thresholds' tol sweep
+    with that row policy and threshold placement, and the method buying the same rows
+    without thresholds (Random or Entropy) as its no-threshold end; ``where="labels"``
+    reads every method at equal labels seen.
     """
     runs = {"final": run.final, "labels": run.at_labels, "paid": run.at_paid}[where]
     out: dict[str, list[FrontPoint]] = {}
     for policy, (end, _, _) in POLICY_FRONTS.items():
-        post = [m for m in runs if _post_policy(m) == policy]
-        ours = [*post, end] if post and end in runs else post
-        if ours:
-            out[f"fairacq {policy}"] = [FrontPoint.of(m, runs[m]) for m in ours]
+        for placement in PLACEMENTS:
+            post = [m for m in runs if post_setting(m) == (policy, placement)]
+            ours = [*post, end] if post and end in runs else post
+            if ours:
+                key = f"fairacq {policy} {placement}"
+                out[key] = [FrontPoint.of(m, runs[m]) for m in ours]
     out["falcon"] = [FrontPoint.of(m, runs[m]) for m in runs if m.startswith("falcon ")]
     return out
 
 
-def _post_policy(method: str) -> str | None:
-    """Return the row policy of a post-thresholds label (None for other methods)."""
+def post_setting(method: str) -> tuple[str, str] | None:
+    """Return a post-thresholds label's (row policy, placement); None for other methods.
+
+    The experiments steer demographic parity with an in-memory pool, where the default
+    placement (``"auto"``) is the pool.
+    """
     name, params = parse_method(method)
-    return str(params.get("policy", "random")) if name == "post-thresholds" else None
+    if name != "post-thresholds":
+        return None
+    placement = str(params.get("placement", "auto")).replace("auto", "pool")
+    return str(params.get("policy", "random")), placement
+
+
+def _front_name(key: str) -> str:
+    _, policy, placement = key.split(" ")
+    end, _, rows = POLICY_FRONTS[policy]
+    return (
+        f"{rows}, thresholds {PLACEMENTS[placement][0]}, tol sweep, {end.capitalize()} at its end"
+    )
 
 
 def _front_verdicts(run: _Dataset) -> list[Verdict]:
@@ -250,14 +269,13 @@ def _front_verdicts(run: _Dataset) -> list[Verdict]:
         return []
     return [
         front_verdict(
-            f"{run.name}: fairacq's post-thresholds front ({POLICY_FRONTS[policy][2]}, tol "
-            f"sweep, {POLICY_FRONTS[policy][0].capitalize()} at its end) dominates Falcon's "
-            f"λ front at equal labels seen (<= {run.labels:g})",
-            front[f"fairacq {policy}"],
+            f"{run.name}: fairacq's post-thresholds front ({_front_name(key)}) dominates "
+            f"Falcon's λ front at equal labels seen (<= {run.labels:g})",
+            points,
             front["falcon"],
         )
-        for policy in POLICY_FRONTS
-        if f"fairacq {policy}" in front
+        for key, points in front.items()
+        if key != "falcon"
     ]
 
 
@@ -361,7 +379,7 @@ def _figure(runs: list[_Dataset]) -> Any:
             key=lambda m: float(parse_method(m)[1]["lam"]),
         )
         for method, finals in run.final.items():
-            if _post_policy(method):
+            if post_setting(method):
                 continue
             acc = np.array([r["acc"] for r in finals])
             dp = np.array([r["dp"] for r in finals])
@@ -416,16 +434,18 @@ def _figure(runs: list[_Dataset]) -> Any:
 
 def _draw_fairacq_front(ax: Any, run: _Dataset) -> None:
     """Each post-thresholds front joined by accuracy, with a band of one seed std."""
-    final = fronts(run, "final")
-    for policy, (_, color, words) in POLICY_FRONTS.items():
-        points = sorted(final.get(f"fairacq {policy}", []), key=lambda p: p.acc)
-        if not any(_post_policy(p.label) for p in points):
+    for key, points in fronts(run, "final").items():
+        if key == "falcon" or not any(post_setting(p.label) for p in points):
             continue
+        _, policy, placement = key.split(" ")
+        color, style = POLICY_FRONTS[policy][1], PLACEMENTS[placement][1]
+        points = sorted(points, key=lambda p: p.acc)
         acc = np.array([p.acc for p in points])
         dp, std = np.array([p.dp for p in points]), np.array([p.dp_std for p in points])
-        ax.fill_between(acc, np.clip(dp - std, 0, None), dp + std, color=color, alpha=0.12, lw=0)
-        label = f"fairacq post-thresholds, {words} (tol sweep)"
-        ax.plot(acc, dp, "-s", color=color, ms=4, lw=1.6, label=label)
+        if placement == "pool":
+            ax.fill_between(acc, np.clip(dp - std, 0, None), dp + std, color=color, alpha=0.12)
+        label = f"fairacq post-thresholds: {POLICY_FRONTS[policy][2]}, {PLACEMENTS[placement][0]}"
+        ax.plot(acc, dp, style, marker="s", color=color, ms=4, lw=1.6, label=label)
 
 
 def _notes(config: RowsConfig, runs: list[_Dataset], missing: list[str]) -> list[str]:
@@ -442,12 +462,15 @@ def _notes(config: RowsConfig, runs: list[_Dataset], missing: list[str]) -> list
         f"with tau={config.datasift_tau:g}; FAL scores its {config.fal_candidates} most "
         f"uncertain rows (alpha {config.fal_alpha:g}).",
     ]
-    if any(_post_policy(m) for m in config.methods):
+    if any(post_setting(m) for m in config.methods):
         notes.append(
             "fairacq's fronts: post-thresholds (rows bought at random, or the most uncertain "
-            "first with policy=entropy, then one threshold per group fitted on the validation "
-            "rows so that their rates differ by at most tol) over its tol sweep, with Random "
-            "or Entropy (the same rows, no thresholds) as its no-threshold end; read at "
+            "first with policy=entropy; then each group's selection rate chosen on the "
+            "validation rows so that the rates differ by at most tol, and its threshold "
+            "placed at the matching quantile of the model's probabilities over the pool's "
+            "rows, labels not read; placement=validation places fairlearn's randomised "
+            "thresholds on the validation rows instead) over its tol sweep, with Random or "
+            "Entropy (the same rows, no thresholds) as its no-threshold end; read at "
             "Falcon's accuracies, a coin between two of its points counts "
             "(docs/paper-notes/peers-rows.md)."
         )
