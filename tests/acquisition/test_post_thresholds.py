@@ -130,14 +130,21 @@ def test_pool_placement_refuses_a_rate_that_needs_labels() -> None:
         acq.run(TRAIN, POOL, validation=VAL)
 
 
-def test_a_streamed_pool_is_placed_on_validation_or_refused(tmp_path) -> None:
+def test_a_streamed_pool_places_the_same_thresholds_as_the_pool_in_memory(tmp_path) -> None:
     from fairacq.acquisition import ParquetPool
 
     path = tmp_path / "pool.parquet"
     POOL.X.assign(label=POOL.y, group=POOL.sensitive["group"].to_numpy()).to_parquet(path)
-    stream = ParquetPool(path, like=TRAIN)
-    auto = PostThresholdAcquirer(**RUN)
-    auto.run(TRAIN, stream, validation=VAL)
-    assert type(auto.thresholds_.model).__name__ == "ThresholdOptimizer"
-    with pytest.raises(InvalidParameterError, match="pool in memory"):
-        PostThresholdAcquirer(placement="pool", **RUN).run(TRAIN, stream, validation=VAL)
+    stream = ParquetPool(path, like=TRAIN, chunk_rows=64, block_rows=16)
+    streamed = PostThresholdAcquirer(**RUN)
+    streamed.run(TRAIN, stream, validation=VAL)
+    in_memory, _ = _run(PostThresholdAcquirer(**RUN))
+    np.testing.assert_array_equal(
+        streamed.thresholds_.model.thresholds, in_memory.thresholds_.model.thresholds
+    )
+
+
+def test_pool_placement_equals_fit_thresholds_on_the_pool() -> None:
+    acq, _ = _run(PostThresholdAcquirer(tol=0.05, **RUN))
+    direct = fit_thresholds(acq.model_, VAL, tol=0.05, unlabelled=POOL)
+    np.testing.assert_array_equal(acq.thresholds_.model.thresholds, direct.model.thresholds)

@@ -170,7 +170,9 @@ def test_post_thresholds_writes_each_groups_rule_by_its_own_name(tables, tmp_pat
     assert "thresholds.json" in res.output
     saved = json.loads((tmp_path / "post" / "thresholds.json").read_text())
     assert (saved["tol"], saved["metric"]) == (0.05, "demographic_parity_diff_abs")
+    assert saved["placement"] == "pool"  # demographic parity: one threshold per group
     assert set(saved["groups"]) == {"woman", "man"}
+    assert {(r["p0"], r["p1"]) for r in saved["groups"].values()} == {(1.0, 0.0)}
     for rule in saved["groups"].values():
         assert rule["p0"] + rule["p1"] == pytest.approx(1.0)
         assert rule["threshold0"] in ("inf", "-inf") or 0.0 <= rule["threshold0"] <= 1.0

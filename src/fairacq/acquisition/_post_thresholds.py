@@ -18,15 +18,20 @@ from fairacq._validation import Interval, Options
 from fairacq.acquisition._acquirer import Acquirer
 from fairacq.acquisition._acquisition_loop import AcquisitionLoop
 from fairacq.acquisition._entropy import entropy_order
-from fairacq.acquisition._pool_source import InMemoryPool
+from fairacq.acquisition._pool_scorer import PoolScorer
 from fairacq.acquisition._state import AcquisitionState, Proposal
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidParameterError
 from fairacq.models import (
     DEFAULT_METRICS,
     THRESHOLD_CONSTRAINTS,
+    GroupThresholds,
+    MitigatedModel,
     evaluate_thresholds,
     fit_thresholds,
+    group_rates,
+    predict_scores,
+    thresholds_at_rates,
 )
 from fairacq.models import threshold_constraint as _threshold_constraint
 
@@ -43,35 +48,35 @@ class _ThresholdLoop(AcquisitionLoop):
         # (a two-part key, apart from the one-part keys of the rounds' generators)
         self._draw_seed = child_int(root, *_DRAW_KEY)
         self._fitted: tuple[Any, Any] | None = None
+        self._scorer: PoolScorer | None = None
         return super().start(root)
 
     def thresholds(self, model: Any) -> Any:
         """Return ``model``'s thresholds (fitted once per model, on the validation rows)."""
         if self._fitted is None or self._fitted[0] is not model:
             acq = self.acq
-            post = fit_thresholds(
-                model,
-                self.validation,
-                metric=acq.metric,
-                tol=acq.tol,
-                unlabelled=self._unlabelled(),
-            )
+            post = fit_thresholds(model, self.validation, metric=acq.metric, tol=acq.tol)
+            if acq._placement() == "pool":
+                post = self._place_on_pool(model, post)
             self._fitted = (model, post)
         return self._fitted[1]
 
-    def _unlabelled(self) -> FairDataset | None:
-        """Return the pool when thresholds are placed on it, else None (validation)."""
-        placement = self.acq.placement
-        if placement == "validation" or not self.acq._dp():
-            return None
-        if isinstance(self.source, InMemoryPool):
-            return self.source.dataset
-        if placement == "auto":
-            return None
-        raise InvalidParameterError(
-            "PostThresholdAcquirer: placement='pool' needs the pool in memory (a "
-            "FairDataset); with a ParquetPool use placement='validation' or 'auto'."
+    def _place_on_pool(self, model: Any, post: MitigatedModel) -> MitigatedModel:
+        """Keep the rates ``post`` chose on validation; place them on the pool's scores.
+
+        The pool (streamed or in memory) and the validation rows are scored block by block;
+        their labels are not read.
+        """
+        val = self.validation
+        if self._scorer is None:
+            self._scorer = PoolScorer(self.source, self.executor)
+        scores = np.concatenate(
+            [self._scorer.scores(model), predict_scores(model, val.to_numpy())]
         )
+        groups = np.concatenate([self.source.s, np.asarray(val.s, dtype=np.int64)])
+        rates = group_rates(post, val)
+        cuts = thresholds_at_rates(scores, groups, rates, val.group_names)
+        return MitigatedModel(post.name, GroupThresholds(model, cuts), post.learner)
 
     def _evaluate(self, model: Any, data: FairDataset) -> dict[str, float]:
         post = self.thresholds(model)
@@ -120,8 +125,8 @@ class PostThresholdAcquirer(Acquirer):
         validation rows (labels not read; demographic parity only; one deterministic
         threshold per group, whose realised rates vary less), ``"validation"`` on the
         validation rows as fairlearn does (randomised between two thresholds per group);
-        ``"auto"`` is ``"pool"`` for demographic parity with an in-memory pool, else
-        ``"validation"``.
+        ``"auto"`` is ``"pool"`` for demographic parity, else ``"validation"``. A streamed
+        pool is scored block by block, as the acquirers score it.
 
     Attributes
     ----------
@@ -193,6 +198,12 @@ class PostThresholdAcquirer(Acquirer):
     def _dp(self) -> bool:
         """Whether the thresholds close a demographic parity gap (rates without labels)."""
         return THRESHOLD_CONSTRAINTS[self.metric] == "demographic_parity"
+
+    def _placement(self) -> str:
+        """Return where the thresholds are placed (``"auto"``: the pool for dp)."""
+        if self.placement == "auto":
+            return "pool" if self._dp() else "validation"
+        return str(self.placement)
 
     def _propose(self, state: AcquisitionState, rng: np.random.Generator) -> Proposal:
         if self.policy == "entropy":

@@ -73,7 +73,7 @@ def acquire_cmd(
         typer.Option(
             help="random, entropy, inf, autodata, datasift, datasift-inf; published peers: "
             "falcon, fal; fairacq's post-thresholds (random rows, then group thresholds "
-            "fitted on validation within --tol)."
+            "within --tol: rates chosen on validation; for dp placed at the pool's quantiles)."
         ),
     ] = "datasift-inf",
     budget: Annotated[

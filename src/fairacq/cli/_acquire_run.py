@@ -160,14 +160,17 @@ def _result_warnings(acquirer: Any, prefix: str, metric: str) -> list[str]:
 def _write_thresholds(acquirer: Any, inputs: AcquireInputs, out: Path) -> str:
     """Write post-thresholds' group rules to ``out/thresholds.json``; return a note on it."""
     from fairacq._io import write_json
-    from fairacq.models import describe_thresholds
+    from fairacq.models import GroupThresholds, describe_thresholds
 
-    rules = describe_thresholds(acquirer.thresholds_, inputs.train.group_names)
+    post = acquirer.thresholds_
+    rules = describe_thresholds(post, inputs.train.group_names)
+    placed = "pool" if isinstance(post.model, GroupThresholds) else "validation"
     write_json(
         out / "thresholds.json",
         {
             "metric": acquirer.metric,
             "tol": acquirer.tol,
+            "placement": placed,
             "rule": "a row of the group with score p (P(y=1) of the model this run trained: "
             "its training split plus acquired.parquet) is predicted 1 with probability "
             "p0 [p op0 threshold0] + p1 [p op1 threshold1]; with p_ignore > 0 that share of "
@@ -175,10 +178,16 @@ def _write_thresholds(acquirer: Any, inputs: AcquireInputs, out: Path) -> str:
             "groups": rules,
         },
     )
+    where = (
+        "each group's rate chosen on the validation rows, its threshold placed at that "
+        "quantile of the pool's scores (one threshold per group, no coin)"
+        if placed == "pool"
+        else "fitted on the validation rows (a coin between two thresholds per group)"
+    )
     return (
-        "thresholds.json holds the group thresholds fitted on the validation rows for the "
-        "model this run trained (its training split plus acquired.parquet); a model trained "
-        "otherwise needs its own."
+        f"thresholds.json holds the group thresholds ({where}) for the model this run "
+        "trained (its training split plus acquired.parquet); a model trained otherwise "
+        "needs its own."
     )
 
 

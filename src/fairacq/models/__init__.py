@@ -17,6 +17,11 @@ ratings by alternating least squares.
 from fairacq.models._audit import AuditReport, audit
 from fairacq.models._biased_mf import BiasedMF, fit_biased_mf
 from fairacq.models._evaluate import DEFAULT_METRICS, evaluate, predict_scores
+from fairacq.models._group_thresholds import (
+    GroupThresholds,
+    place_on_unlabelled,
+    thresholds_at_rates,
+)
 from fairacq.models._mitigation import (
     MITIGATIONS,
     MitigatedModel,
@@ -40,6 +45,7 @@ from fairacq.models._thresholds import (
     describe_thresholds,
     evaluate_thresholds,
     fit_thresholds,
+    group_rates,
     threshold_constraint,
 )
 
@@ -49,6 +55,7 @@ __all__ = [
     "THRESHOLD_CONSTRAINTS",
     "AuditReport",
     "BiasedMF",
+    "GroupThresholds",
     "LearnerSpec",
     "MitigatedModel",
     "audit",
@@ -61,13 +68,16 @@ __all__ = [
     "fit_biased_mf",
     "fit_mitigation",
     "fit_thresholds",
+    "group_rates",
     "is_learner",
     "learner_spec",
     "make_learner",
     "mitigation_unavailable",
     "partial_update",
+    "place_on_unlabelled",
     "predict_scores",
     "prediction_metrics",
     "reweighing_weights",
     "threshold_constraint",
+    "thresholds_at_rates",
 ]

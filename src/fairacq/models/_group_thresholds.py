@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidParameterError
 
-__all__ = ["GroupThresholds", "place_on_unlabelled"]
+__all__ = ["GroupThresholds", "place_on_unlabelled", "thresholds_at_rates"]
 
 
 @dataclass
@@ -85,22 +85,38 @@ def place_on_unlabelled(
     >>> lr = make_learner("lr", random_state=0).fit(ds.to_numpy(), ds.y)
     >>> rule = place_on_unlabelled(lr, np.array([0.3, 0.3]), ds)
     >>> pred = rule.predict(ds.to_numpy(), sensitive_features=ds.s)
-    >>> [round(pred[ds.s == g].mean(), 2) for g in (0, 1)]
+    >>> [round(float(pred[ds.s == g].mean()), 2) for g in (0, 1)]
     [0.3, 0.3]
     """
     parts = [unlabelled] if isinstance(unlabelled, FairDataset) else list(unlabelled)
     scores = np.concatenate([model.predict_proba(d.to_numpy())[:, 1] for d in parts])
     groups = np.concatenate([np.asarray(d.s, dtype=np.int64) for d in parts])
-    names = parts[0].group_names
+    return GroupThresholds(model, thresholds_at_rates(scores, groups, rates, parts[0].group_names))
+
+
+def thresholds_at_rates(
+    scores: NDArray[np.float64],
+    groups: NDArray[np.int64],
+    rates: NDArray[np.float64],
+    group_names: Sequence[str],
+) -> NDArray[np.float64]:
+    """Return per group the ``1 - rate`` quantile of its ``scores``: ``rate`` of them above.
+
+    Examples
+    --------
+    >>> thresholds_at_rates(np.arange(10) / 10, np.repeat([0, 1], 5), np.array([0.4, 0.0]),
+    ...                     ["a", "b"]).tolist()
+    [0.2, 0.9]
+    """
     thresholds = np.empty(len(rates), dtype=np.float64)
     for g, rate in enumerate(np.clip(np.asarray(rates, dtype=np.float64), 0.0, 1.0)):
         own = scores[groups == g]
         if own.size == 0:
             raise InvalidParameterError(
                 f"group thresholds: the unlabelled rows hold no row of group "
-                f"{names[g]!r}; give rows of every group."
+                f"{group_names[g]!r}; give rows of every group."
             )
         # 'lower' keeps a threshold that is one of the scores: '>' then selects at most
         # the wanted share (ties aside), and rate 0 selects nothing
         thresholds[g] = np.quantile(own, 1.0 - rate, method="lower") if rate < 1 else -np.inf
-    return GroupThresholds(model, thresholds)
+    return thresholds

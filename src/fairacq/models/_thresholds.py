@@ -28,6 +28,7 @@ __all__ = [
     "describe_thresholds",
     "evaluate_thresholds",
     "fit_thresholds",
+    "group_rates",
     "threshold_constraint",
 ]
 
@@ -95,7 +96,7 @@ def fit_thresholds(
         Demographic parity only: rows drawn like those to be predicted, whose labels are
         not read (a pool of candidates). The rates chosen on ``dataset`` are kept and each
         group's threshold placed at the matching quantile of the probabilities over these
-        rows and ``dataset``'s (:func:`~fairacq.models._group_thresholds.place_on_unlabelled`):
+        rows and ``dataset``'s (:func:`~fairacq.models.place_on_unlabelled`):
         one deterministic threshold per group, whose realised rates vary less than those
         placed on ``dataset`` alone.
 
@@ -137,8 +138,7 @@ def fit_thresholds(
             f"fit_thresholds: unlabelled rows place thresholds for demographic parity only "
             f"({metric!r} compares rates among labelled rows); leave unlabelled=None."
         )
-    chances = _chances(MitigatedModel(name=name, model=opt, learner=learner), dataset)
-    rates = np.array([chances[dataset.s == g].mean() for g in range(dataset.n_groups)])
+    rates = group_rates(MitigatedModel(name=name, model=opt, learner=learner), dataset)
     rule = place_on_unlabelled(model, rates, [unlabelled, dataset])
     return MitigatedModel(name=name, model=rule, learner=learner)
 
@@ -166,6 +166,23 @@ def evaluate_thresholds(
     """
     pred = post.predict(dataset, random_state=random_state)
     return prediction_metrics(pred, dataset, metrics, scores=_chances(post, dataset))
+
+
+def group_rates(post: MitigatedModel, dataset: FairDataset) -> NDArray[np.float64]:
+    """Return each group's expected selection rate under ``post`` on ``dataset``'s rows.
+
+    Examples
+    --------
+    >>> from fairacq.data import load_toy
+    >>> from fairacq.models import make_learner
+    >>> ds = load_toy(400, random_state=0)
+    >>> lr = make_learner("lr", random_state=0).fit(ds.to_numpy(), ds.y)
+    >>> rates = group_rates(fit_thresholds(lr, ds), ds)
+    >>> bool(abs(rates[0] - rates[1]) < 1e-6)
+    True
+    """
+    chances, s = _chances(post, dataset), np.asarray(dataset.s)
+    return np.array([chances[s == g].mean() for g in range(dataset.n_groups)])
 
 
 def _chances(post: MitigatedModel, dataset: FairDataset) -> NDArray[np.float64]:
