@@ -125,6 +125,12 @@ CLI_CASES: list[tuple[dict[str, Any], Fragments]] = [
     ({"--method": "post-thresholds", "--tol": "-0.1"}, ("--tol must be a number >= 0",)),
     ({"--method": "post-thresholds", "--tol": "inf"}, ("--tol must be a number >= 0",)),
     ({"--method": "post-thresholds", "--metric": "eo", "--tol": "0.1"}, ("take no tolerance",)),
+    ({"--placement": "pool"}, ("only post-thresholds fits", "--method post-thresholds")),
+    ({"--method": "post-thresholds", "--placement": "test"}, ("auto, pool or validation",)),
+    (
+        {"--method": "post-thresholds", "--metric": "eopp", "--placement": "pool"},
+        ("demographic parity only", "placement='validation'"),
+    ),
     ({"--seed": "-1"}, ("random_state", "seed >= 0")),
     ({"--method": "datasift-inf", "--model": "decision_tree"}, ("gradients",)),
 ]

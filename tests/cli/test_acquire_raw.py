@@ -178,3 +178,8 @@ def test_post_thresholds_writes_each_groups_rule_by_its_own_name(tables, tmp_pat
         assert rule["threshold0"] in ("inf", "-inf") or 0.0 <= rule["threshold0"] <= 1.0
     summary = json.loads((tmp_path / "post" / "summary.json").read_text())
     assert not any("fairness target was not reached" in w for w in summary.get("warnings", []))
+    res = _acquire(tables, tmp_path / "coin", "--method", "post-thresholds", "--placement",
+                   "validation")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    saved = json.loads((tmp_path / "coin" / "thresholds.json").read_text())
+    assert saved["placement"] == "validation"

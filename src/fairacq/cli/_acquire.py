@@ -106,6 +106,15 @@ def acquire_cmd(
             "after the thresholds (0: equal; larger keeps more accuracy)."
         ),
     ] = 0.0,
+    placement: Annotated[
+        str,
+        typer.Option(
+            help="post-thresholds only: where each group's threshold goes once validation "
+            "chose its rate. auto: pool for dp, else validation; pool: at that rate's "
+            "quantile of the pool's scores (labels not read; dp only); validation: "
+            "fairlearn's coin between two thresholds fitted on the validation rows."
+        ),
+    ] = "auto",
     bias: Annotated[
         str, typer.Option(help="Bundled data's biased training sample: paper or authors.")
     ] = "paper",
@@ -193,7 +202,7 @@ def acquire_cmd(
     from fairacq._io import check_output_dir
 
     _check_acquire_options(method, accuracy_weight, executor, chunk_rows, checkpoint_every)
-    _check_tol(method, tol)
+    _check_tol(method, tol, placement)
     check_files(pool, data, train, val)
     for text, option in ((budget, "--budget"), (batch, "--batch")):
         parse_size(text, 1.0, option)  # the form now; the size once the pool is read
@@ -218,7 +227,7 @@ def acquire_cmd(
         params = {
             "learner": learner, "metric": resolve_metric(metric), "tau": tau, "alpha": alpha,
             "accuracy_weight": accuracy_weight, "refit": refit, "cost_model": cost_model,
-            "tol": tol, "random_state": seed,
+            "tol": tol, "placement": placement, "random_state": seed,
         }  # fmt: skip
         if method == "post-thresholds":
             params["tau"] = 0.0  # its thresholds close the validation gap: spend the budget
@@ -265,8 +274,15 @@ def _print(summary: dict[str, Any], out: Path, as_json: bool) -> None:
     )
 
 
-def _check_tol(method: str, tol: float) -> None:
-    """Exit with code 2 on a --tol that cannot apply."""
+def _check_tol(method: str, tol: float, placement: str) -> None:
+    """Exit with code 2 on a --tol or --placement that cannot apply."""
+    if placement not in ("auto", "pool", "validation"):
+        raise fail(f"--placement takes auto, pool or validation; got {placement!r}.")
+    if placement != "auto" and method != "post-thresholds":
+        raise fail(
+            f"--placement says where group thresholds go, which only post-thresholds fits; "
+            f"got --method {method}. Use --method post-thresholds or drop the option."
+        )
     if tol and method != "post-thresholds":
         raise fail(
             f"--tol sets how far the groups' rates may stay apart after group thresholds, "
