@@ -47,3 +47,13 @@ def test_a_point_more_accurate_than_all_of_ours_is_not_dominated() -> None:
     verdict = front_verdict("v", OURS, [FrontPoint("z", 0.75, 0.5, 0.0)])
     assert not verdict.met
     assert "none of ours reaches accuracy 0.750" in verdict.detail
+
+
+def test_a_point_equal_to_theirs_is_no_higher() -> None:
+    dp = 0.18570000000050602  # reach_at rounds it to 12 decimals: 5e-15 up
+    ours = [FrontPoint("a", 0.5, dp, 0.0), FrontPoint("b", 0.4, 0.0, 0.0)]
+    verdict = front_verdict(
+        "v", ours, [FrontPoint("x", 0.5, dp, 0.0), FrontPoint("y", 0.45, 0.2, 0.0)]
+    )
+    assert verdict.ours <= 0
+    assert verdict.met

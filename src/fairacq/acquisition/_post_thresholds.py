@@ -48,7 +48,9 @@ class _ThresholdLoop(AcquisitionLoop):
         # (a two-part key, apart from the one-part keys of the rounds' generators)
         self._draw_seed = child_int(root, *_DRAW_KEY)
         self._fitted: tuple[Any, Any] | None = None
-        self._scorer: PoolScorer | None = None
+        # one scorer for the entropy policy and the pool placement: the model that gets
+        # thresholds at the end of a step ranks the pool at the next, scored once
+        self.acq._scorer = PoolScorer(self.source, self.executor)
         return super().start(root)
 
     def thresholds(self, model: Any) -> Any:
@@ -68,11 +70,8 @@ class _ThresholdLoop(AcquisitionLoop):
         their labels are not read.
         """
         val = self.validation
-        if self._scorer is None:
-            self._scorer = PoolScorer(self.source, self.executor)
-        scores = np.concatenate(
-            [self._scorer.scores(model), predict_scores(model, val.to_numpy())]
-        )
+        pool_scores = self.acq._scorer.scores(model)
+        scores = np.concatenate([pool_scores, predict_scores(model, val.to_numpy())])
         groups = np.concatenate([self.source.s, np.asarray(val.s, dtype=np.int64)])
         rates = group_rates(post, val)
         cuts = thresholds_at_rates(scores, groups, rates, val.group_names)
@@ -153,6 +152,9 @@ class PostThresholdAcquirer(Acquirer):
     }
 
     _loop_class: ClassVar[type[AcquisitionLoop]] = _ThresholdLoop
+    #: Scores the pool once per model for the entropy policy and the pool placement (set
+    #: by the run's loop).
+    _scorer: PoolScorer
 
     def __init__(
         self,
@@ -207,5 +209,5 @@ class PostThresholdAcquirer(Acquirer):
 
     def _propose(self, state: AcquisitionState, rng: np.random.Generator) -> Proposal:
         if self.policy == "entropy":
-            return Proposal(entropy_order(state, rng))
+            return Proposal(entropy_order(state, rng, scores=self._scorer.scores(state.model)))
         return Proposal(rng.permutation(np.flatnonzero(state.available)).astype(np.int64))
