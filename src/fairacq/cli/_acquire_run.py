@@ -174,7 +174,8 @@ def _write_thresholds(acquirer: Any, inputs: AcquireInputs, out: Path) -> str:
             "rule": "a row of the group with score p (P(y=1) of the model this run trained: "
             "its training split plus acquired.parquet) is predicted 1 with probability "
             "p0 [p op0 threshold0] + p1 [p op1 threshold1]; with p_ignore > 0 that share of "
-            "rows gets prediction_constant instead",
+            "rows gets prediction_constant instead"
+            + ("; here p0 = 1: predicted 1 when p > threshold0" if placed == "pool" else ""),
             "groups": rules,
         },
     )
