@@ -146,5 +146,6 @@ def test_a_streamed_pool_places_the_same_thresholds_as_the_pool_in_memory(tmp_pa
 
 def test_pool_placement_equals_fit_thresholds_on_the_pool() -> None:
     acq, _ = _run(PostThresholdAcquirer(tol=0.05, **RUN))
+    assert not hasattr(acq, "_scorer")  # the pool's scored copy is let go after the run
     direct = fit_thresholds(acq.model_, VAL, tol=0.05, unlabelled=POOL)
     np.testing.assert_array_equal(acq.thresholds_.model.thresholds, direct.model.thresholds)

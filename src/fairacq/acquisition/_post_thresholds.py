@@ -83,6 +83,7 @@ class _ThresholdLoop(AcquisitionLoop):
 
     def finish(self) -> dict[str, Any]:
         self.acq.thresholds_ = self.thresholds(self.state.model)
+        del self.acq._scorer  # its copy of the pool's features is not kept after the run
         return super().finish()
 
 
