@@ -164,8 +164,12 @@ def evaluate_thresholds(
     >>> sorted(evaluate_thresholds(fit_thresholds(lr, ds), ds, ["accuracy", "auc_roc"]))
     ['accuracy', 'auc_roc']
     """
-    pred = post.predict(dataset, random_state=random_state)
-    return prediction_metrics(pred, dataset, metrics, scores=_chances(post, dataset))
+    chances = _chances(post, dataset)
+    if isinstance(post.model, GroupThresholds):  # no coin: the chances are the predictions
+        pred = chances.astype(np.int64)
+    else:
+        pred = post.predict(dataset, random_state=random_state)
+    return prediction_metrics(pred, dataset, metrics, scores=chances)
 
 
 def group_rates(post: MitigatedModel, dataset: FairDataset) -> NDArray[np.float64]:
