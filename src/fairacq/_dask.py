@@ -15,7 +15,7 @@ from typing import Any
 from fairacq._deps import require
 from fairacq.exceptions import SchedulerUnreachableError
 
-__all__ = ["CONNECT_TIMEOUT", "connect_client"]
+__all__ = ["CONNECT_TIMEOUT", "connect_client", "local_cluster"]
 
 #: Seconds to wait for a scheduler to answer.
 CONNECT_TIMEOUT = 5.0
@@ -69,3 +69,19 @@ def _reason(exc: BaseException, timeout: float) -> str:
     if "timed out" in joined or isinstance(exc, TimeoutError):
         return f"no answer within {timeout:g} s"
     return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def local_cluster(n_workers: int, *, processes: bool = True) -> Any:
+    """Return a dask ``LocalCluster`` of one-thread workers, without a dashboard.
+
+    The scheduler's HTTP server (health and metrics routes) takes a free port instead of
+    8787, so that two clusters started at once on one machine do not race for it.
+    """
+    distributed = require("distributed", purpose="a local dask cluster")
+    return distributed.LocalCluster(
+        n_workers=n_workers,
+        threads_per_worker=1,
+        processes=processes,
+        dashboard_address=None,
+        scheduler_kwargs={"dashboard_address": ":0"},
+    )

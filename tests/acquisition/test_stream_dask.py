@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from fairacq._dask import local_cluster
 from fairacq.acquisition import (
     DaskChunkExecutor,
     InMemoryPool,
@@ -32,9 +33,7 @@ distributed = pytest.importorskip("distributed")
 @pytest.fixture(scope="module")
 def client():
     with (
-        distributed.LocalCluster(
-            n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
-        ) as cluster,
+        local_cluster(1, processes=False) as cluster,
         distributed.Client(cluster) as c,
     ):
         yield c

@@ -20,7 +20,7 @@ from typing import Any, Literal, Protocol, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from fairacq._dask import CONNECT_TIMEOUT, connect_client
+from fairacq._dask import CONNECT_TIMEOUT, connect_client, local_cluster
 from fairacq._deps import require
 from fairacq.exceptions import CorruptFileError, InvalidParameterError
 
@@ -130,12 +130,7 @@ class DaskChunkExecutor:
             )
             self._owned.append(self._opened)
             return self._opened
-        cluster = distributed.LocalCluster(
-            n_workers=self.n_workers or min(2, os.cpu_count() or 1),
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-        )
+        cluster = local_cluster(self.n_workers or min(2, os.cpu_count() or 1))
         self._owned.append(cluster)
         self._opened = distributed.Client(cluster)
         self._owned.append(self._opened)

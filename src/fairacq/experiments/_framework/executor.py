@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, Literal, Protocol, TypeVar
 
-from fairacq._dask import CONNECT_TIMEOUT, connect_client
+from fairacq._dask import CONNECT_TIMEOUT, connect_client, local_cluster
 from fairacq._deps import require
 from fairacq.exceptions import InvalidParameterError
 
@@ -219,12 +219,7 @@ class DaskExecutor:
             ) as client:
                 return _dask_gather(distributed, client, fn, todo, on_done)
         with (
-            distributed.LocalCluster(
-                n_workers=self.n_workers or min(2, os.cpu_count() or 1),
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-            ) as cluster,
+            local_cluster(self.n_workers or min(2, os.cpu_count() or 1)) as cluster,
             distributed.Client(cluster) as client,
         ):
             return _dask_gather(distributed, client, fn, todo, on_done)
