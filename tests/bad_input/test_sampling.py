@@ -99,6 +99,8 @@ CLI_CASES: list[tuple[dict[str, Any], Fragments]] = [
     ({"--categorical": "nosuch"}, ("--categorical names 'nosuch'",)),
     ({"--drop": "nosuch"}, ("no column 'nosuch' for --drop",)),
     ({"--label": None}, ("--label",)),
+    ({"--validation": "loo"}, ("--validation must be paired or cross", "'loo'")),
+    ({"--method": "slice-tuner", "--validation": "cross"}, ("--validation paired",)),
 ]
 
 
@@ -232,6 +234,34 @@ API_CASES: list[tuple[str, Any, type[FairacqError], Fragments]] = [
         "'learner'",
     ),
     ("oracle is a dataset", lambda d: UniformSampler(budget=40).run(d), FairacqError, "oracle"),
+    (
+        "validation string",
+        lambda d: UniformSampler(budget=40).run(_oracle(d), validation="loo"),
+        InvalidParameterError,
+        ("'loo' is not known", "'cross'"),
+    ),
+    (
+        "cross with torch learner",
+        lambda d: UniformSampler(budget=40, mode="incremental").run(
+            _oracle(d), validation="cross"
+        ),
+        InvalidParameterError,
+        ("held-out predictions", "mode 'incremental'"),
+    ),
+    (
+        "cross with slice tuner",
+        lambda d: make_sampler("slice-tuner", budget=40).run(_oracle(d), validation="cross"),
+        InvalidParameterError,
+        ("learning curves on held-out rows", "--validation paired"),
+    ),
+    (
+        "trials cross with abernethy",
+        lambda d: run_sampler_trials(
+            d, "abernethy-greedy", n_trials=1, budget=40, validation="cross"
+        ),
+        InvalidParameterError,
+        ("held-out predictions", "averaged-sgd"),
+    ),
     (
         "validation 0 rows",
         lambda d: UniformSampler(budget=40).run(_oracle(d), validation=0),

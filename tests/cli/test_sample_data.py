@@ -250,3 +250,18 @@ def test_figure_bands_lie_in_unit_interval(monkeypatch: pytest.MonkeyPatch, tmp_
         assert y.min() >= 0.0
         assert y.max() <= 1.0
     assert max(np.concatenate([p.vertices[:, 1] for p in bands[0].get_paths()])) == 1.0
+
+
+def test_cross_validation_trains_on_every_sample(table_csv: Path, tmp_path: Path) -> None:
+    res = _run(
+        "sample", "--data", table_csv, *BASE, "--sensitive", "gender", "--budget", "40",
+        "--validation", "cross", "--method", "epsilon-greedy", *FAST, "--out", tmp_path,
+        "--json",
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.stdout)
+    assert summary["settings"]["validation"] == "cross"
+    counts = pd.read_csv(tmp_path / "counts.csv", dtype={"trial": str})
+    assert (counts["validation"] == 0).all()
+    assert (counts["samples"] == counts["train"]).all()
+    assert "training draws only" in (tmp_path / "summary.md").read_text()

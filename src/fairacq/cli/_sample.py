@@ -130,10 +130,15 @@ def _allocate(table: FairDataset, method: str, *, workers: int | None, **options
         return allocate_budget(table, method, executor=_CountedTrials(pool, bar), **options)
 
 
-def _note(table: FairDataset, samples: int, budget: str) -> str:
+def _note(table: FairDataset, samples: int, budget: str, validation: str) -> str:
+    counted = (
+        "its training and paired validation draws"
+        if validation == "paired"
+        else "its training draws only (--validation cross: no validation draws)"
+    )
     return (
         f"Groups: {' x '.join(table.sensitive_attrs)}; {samples} samples per trial (--budget "
-        f"{budget}), a group's samples counting its training and paired validation draws."
+        f"{budget}), a group's samples counting {counted}."
     )
 
 
@@ -176,6 +181,14 @@ def sample_cmd(
     budget: BudgetOpt = "2000",
     c0: Annotated[float, typer.Option(help="Aopt's exploration constant (eq. 6).")] = 0.1,
     epsilon: Annotated[float, typer.Option(help="epsilon-greedy's epsilon.")] = 0.1,
+    validation: Annotated[
+        str,
+        typer.Option(
+            help="paired: pay for one validation draw per training draw, on which each "
+            "group's loss is measured (paper 001); cross: pay for none, every sample trains, "
+            "and the loss is measured by held-out predictions on the training rows."
+        ),
+    ] = "paired",
     trials: Annotated[int, typer.Option(help="Independent trials.")] = 10,
     seed: Annotated[int, typer.Option(help="Root seed.")] = 0,
     test_size: Annotated[float, typer.Option(help="Held-out test fraction.")] = 0.3,
@@ -203,6 +216,8 @@ def sample_cmd(
 
     if sensitive and groups:
         raise fail("--groups is the old name of --sensitive; give only --sensitive.")
+    if validation not in ("paired", "cross"):
+        raise fail(f"--validation must be paired or cross, got {validation!r}.")
     with stop_on_signals(), user_errors(), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_output_dir(out, option="--out")
@@ -230,15 +245,17 @@ def sample_cmd(
             workers=workers,
             c0=c0,
             epsilon=epsilon,
+            validation=None if validation == "paired" else validation,
         )
         lines = _warning_lines(caught)
         settings = {"data": name, "method": method, "budget": budget, "seed": seed}
+        settings["validation"] = validation
         settings |= {"model": model, "model_param": model_param}
         summary = write_report(
             result,
             out,
             dataset=name,
-            notes=[_note(table, result.budget, budget)],
+            notes=[_note(table, result.budget, budget, validation)],
             warnings=lines,
             settings={**settings, "groups": list(table.sensitive_attrs), "trials": trials},
         )

@@ -77,6 +77,9 @@ class GroupSampler(Strategy):
         "random_state": ["random_state"],
     }
 
+    #: Whether the rule reads held-out validation rows (``validation="cross"`` has none).
+    needs_held_out_rows: ClassVar[bool] = False
+
     budget: int
     b0: int
     n0: int | None
@@ -107,6 +110,17 @@ class GroupSampler(Strategy):
             make_learner("lr" if self.learner is None else self.learner)  # fails before a draw
         return mode
 
+    def check_validation(self, validation: Any, mode: str | None = None) -> None:
+        """Refuse a ``validation`` argument of :meth:`run` this sampler cannot use.
+
+        Raises
+        ------
+        InvalidParameterError
+            For a string other than ``"cross"``, or ``"cross"`` with a learner that gives no
+            held-out predictions or a rule that reads held-out rows.
+        """
+        _check_validation(self, validation, self._round_mode() if mode is None else mode)
+
     def _make_round_learner(self, mode: str, seed: int) -> RoundLearner:
         """Return a fresh round learner of ``mode`` (overridden by samplers with their own)."""
         return make_round_learner(mode, seed, self.learner)
@@ -127,7 +141,7 @@ class GroupSampler(Strategy):
         self,
         oracle: GroupOracle,
         *,
-        validation: FairDataset | int | None = None,
+        validation: FairDataset | int | str | None = None,
         test: FairDataset | int | None = None,
         continue_from: Trace | str | os.PathLike[str] | None = None,
         callbacks: Sequence[Callback] = (),
@@ -139,11 +153,16 @@ class GroupSampler(Strategy):
         oracle : GroupOracle
             Where samples come from (:class:`DatasetOracle`, :class:`GeneratorOracle`,
             :class:`CallbackOracle`). A :class:`DatasetOracle` is reset first.
-        validation : FairDataset, int or None, default=None
+        validation : FairDataset, int, "cross" or None, default=None
             None grows each group's validation set with the paired draws of Algorithm 1. A
             FairDataset (same group names as the oracle) is a fixed held-out validation set,
             and each round then draws only ``b0`` samples. An int draws that many rows per
-            group from the oracle before round 0 (not counted in ``cost``).
+            group from the oracle before round 0 (not counted in ``cost``). ``"cross"`` draws
+            no validation rows: every sample paid for trains the model, and each group's
+            ``val_*`` loss is measured on its own training rows by held-out predictions
+            (approximate leave-one-out for ``mode="exact"``, five folds for ``"refit"``; the
+            torch modes and :class:`SliceTunerSampler`, which needs held-out rows for its
+            curves, refuse it).
         test : FairDataset, int or None, default=None
             Only reported (``test_*`` columns), never used to decide. An int draws that many
             rows per group from the oracle before round 0.
@@ -183,6 +202,7 @@ class GroupSampler(Strategy):
                 f"The 'n0' parameter of {type(self).__name__} must be >= the number of groups "
                 f"({m}) so Phase 1 draws every group once. Got {n0}; raise n0 or leave it None."
             )
+        self.check_validation(validation, mode)
         paired = validation is None
         per_round = self.b0 * (2 if paired else 1)
         if self.budget < n0 * per_round:
@@ -204,12 +224,43 @@ class GroupSampler(Strategy):
             continue_from=checkpoint,
             callbacks=callbacks,
             groups=names,
-            validation="paired" if paired else "fixed",
+            validation=_validation_kind(validation),
         )
         self.allocation_ = {name: int(loop.counts[g]) for g, name in enumerate(names)}
         self.n_rounds_ = loop.t
         self.trace_ = result.trace
         return result.trace
+
+
+def _validation_kind(validation: Any) -> str:
+    """Name the validation of a run in its trace: paired draws, held-out estimates or fixed."""
+    if validation is None:
+        return "paired"
+    return "cross" if isinstance(validation, str) else "fixed"
+
+
+def _check_validation(sampler: GroupSampler, validation: Any, mode: str) -> None:
+    """Refuse a validation string other than "cross", and "cross" where it cannot run."""
+    if not isinstance(validation, str):
+        return
+    name = type(sampler).__name__
+    if validation != "cross":
+        raise InvalidParameterError(
+            f"{name}.run: validation={validation!r} is not known. Give None (paired validation "
+            "draws), 'cross' (held-out estimates on the training rows), a FairDataset or an int."
+        )
+    if not hasattr(sampler._make_round_learner(mode, 0), "held_out_proba"):
+        raise InvalidParameterError(
+            f"{name}.run: validation='cross' needs held-out predictions, which its learner "
+            f"(mode {mode!r}) does not give. Use mode='exact' or 'refit', or paired validation "
+            "draws (validation=None, --validation paired)."
+        )
+    if sampler.needs_held_out_rows:
+        raise InvalidParameterError(
+            f"{name}.run: validation='cross' draws no validation rows, but this sampler fits "
+            "its learning curves on held-out rows. Use paired validation draws (validation=None, "
+            "--validation paired)."
+        )
 
 
 def _check_oracle(oracle: Any) -> None:

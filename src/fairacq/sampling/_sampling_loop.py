@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -16,9 +16,9 @@ from fairacq.exceptions import BudgetError
 from fairacq.sampling._eval_sets import Arrays, check_width, empty, eval_sets
 from fairacq.sampling._oracles import GroupOracle
 from fairacq.sampling._state import SamplerState
-from fairacq.sampling.learners._learners import RoundLearner
+from fairacq.sampling.learners._learners import HeldOutEstimates, RoundLearner
 
-__all__ = ["SamplingLoop", "measure_groups"]
+__all__ = ["SamplingLoop", "group_scores", "measure_groups"]
 
 _EPS = 1e-12
 
@@ -38,7 +38,7 @@ class SamplingLoop(RunLoop):
         sampler: Any,
         oracle: GroupOracle,
         *,
-        validation: FairDataset | int | None,
+        validation: FairDataset | int | str | None,
         test: FairDataset | int | None,
         n0: int,
         mode: str = "exact",
@@ -51,6 +51,7 @@ class SamplingLoop(RunLoop):
         self.n0 = n0
         self.names = list(oracle.group_names)
         self.paired = validation is None
+        self.cross = isinstance(validation, str)  # "cross": held-out estimates on training rows
         self.per_round = sampler.b0 * (2 if self.paired else 1)
         m = len(self.names)
         self.train_X: list[NDArray[np.float64]] = []
@@ -70,7 +71,8 @@ class SamplingLoop(RunLoop):
             self.oracle.reset()
         init_rng = child_rng(root, KEY_INIT)
         m = len(self.names)
-        val_sets = eval_sets("validation", self.validation, self.oracle, self.names, init_rng)
+        given = None if isinstance(self.validation, str) else self.validation  # "cross"
+        val_sets = eval_sets("validation", given, self.oracle, self.names, init_rng)
         self.test_sets = eval_sets("test", self.test, self.oracle, self.names, init_rng)
         self.val_sets: list[Arrays] = val_sets or [empty(0) for _ in range(m)]
         self.learner: RoundLearner = self.sampler._make_round_learner(
@@ -145,7 +147,7 @@ class SamplingLoop(RunLoop):
             self.sampler.b0,
             memory=self.memory,
             training=self._training,
-            validation=self.val_sets,
+            validation=None if self.cross else self.val_sets,
             rounds_left=int((self.sampler.budget - self.spent) // self.per_round),
         )
         if t < self.n0:
@@ -178,7 +180,10 @@ class SamplingLoop(RunLoop):
 
     def _evaluation_columns(self) -> dict[str, Any]:
         row: dict[str, Any] = {}
-        val = measure_groups(self.learner, self.val_sets, self.sampler.loss)
+        if self.cross:
+            val = self._held_out_scores()
+        else:
+            val = measure_groups(self.learner, self.val_sets, self.sampler.loss)
         for g, name in enumerate(self.names):
             row[f"val_loss_{name}"], row[f"val_acc_{name}"] = val[g]
             self.val_loss[g] = val[g][0]
@@ -191,6 +196,14 @@ class SamplingLoop(RunLoop):
             row["test_worst_acc"] = float(np.nanmin([v[1] for v in tst]))
         return row
 
+    def _held_out_scores(self) -> list[tuple[float, float]]:
+        """Each group's loss and accuracy from held-out predictions on its training rows."""
+        X, y, z = self._training()
+        learner = cast(HeldOutEstimates, self.learner)  # checked by GroupSampler.run
+        p = learner.held_out_proba(X, y, child_int(self.root, self.t, 3))
+        rows = [np.flatnonzero(z == g) for g in range(len(self.names))]
+        return [group_scores(p[r], y[r], self.sampler.loss) for r in rows]
+
     def resume_state(self) -> dict[str, Any]:
         state: dict[str, Any] = {"learner": self.learner.state()}
         if self.memory:  # a snapshot: the rule goes on changing its memory
@@ -202,16 +215,17 @@ def measure_groups(
     learner: RoundLearner, sets: list[Arrays], loss: str
 ) -> list[tuple[float, float]]:
     """Return ``(loss, accuracy)`` of ``learner`` on each group's set (NaN for an empty set)."""
-    out = []
-    for X, y in sets:
-        if len(y) == 0:
-            out.append((float("nan"), float("nan")))
-            continue
-        p = np.clip(learner.predict_proba(X), _EPS, 1 - _EPS)
-        acc = float(np.mean((p >= 0.5) == (y == 1)))
-        if loss == "log":
-            value = float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
-        else:
-            value = 1.0 - acc
-        out.append((value, acc))
-    return out
+    return [group_scores(learner.predict_proba(X) if len(y) else None, y, loss) for X, y in sets]
+
+
+def group_scores(
+    proba: NDArray[np.float64] | None, y: NDArray[np.int64], loss: str
+) -> tuple[float, float]:
+    """Return ``(loss, accuracy)`` of predictions ``proba`` of labels ``y`` (NaN when empty)."""
+    if proba is None or len(y) == 0:
+        return float("nan"), float("nan")
+    p = np.clip(proba, _EPS, 1 - _EPS)
+    acc = float(np.mean((p >= 0.5) == (y == 1)))
+    if loss == "log":
+        return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))), acc
+    return 1.0 - acc, acc

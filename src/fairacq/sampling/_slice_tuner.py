@@ -89,6 +89,8 @@ class SliceTunerSampler(GroupSampler):
     40.0
     """
 
+    needs_held_out_rows: ClassVar[bool] = True
+
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         **GroupSampler._parameter_constraints,
         "lam": [Interval(float, 0, None, closed="left")],

@@ -65,6 +65,7 @@ def _trial(
     method: str,
     params: Mapping[str, Any],
     test_size: float,
+    validation: str | None,
     seed: np.random.SeedSequence,
 ) -> Trace:
     """One trial: a stratified pool/test split seeded by ``seed``, then the sampler."""
@@ -72,7 +73,8 @@ def _trial(
     sampler = make_sampler(method, random_state=run_seed, **params)
     held = np.bincount(np.asarray(test.s), minlength=len(test.group_names))
     held_out = {str(g): int(n) for g, n in zip(test.group_names, held, strict=True)}
-    trace: Trace = sampler.run(DatasetOracle(pool, held_out=held_out), test=test)
+    oracle = DatasetOracle(pool, held_out=held_out)
+    trace: Trace = sampler.run(oracle, validation=validation, test=test)
     return trace
 
 
@@ -85,6 +87,7 @@ def run_sampler_trials(
     test_size: float = 0.3,
     executor: TrialMapper | None = None,
     learner: Any = None,
+    validation: str | None = None,
     **params: Any,
 ) -> list[Trace]:
     """Run sampler ``method`` in ``n_trials`` independent trials; return one trace each.
@@ -115,6 +118,10 @@ def run_sampler_trials(
         A scikit-learn classifier (a Pipeline, a :func:`fairacq.models.make_learner` name or
         ``"module:Class"``) the sampler refits, as a fresh clone, on every drawn sample each
         round (``mode="refit"``); None keeps the paper's learner.
+    validation : {None, "cross"}, default=None
+        How each group's loss is measured (:meth:`GroupSampler.run`): None pays for a paired
+        validation draw per training draw (paper 001); ``"cross"`` pays for none and measures
+        it by held-out predictions on the training rows, so the whole budget trains.
     **params
         Hyper-parameters of the sampler (e.g. ``budget``, ``c0``, ``epsilon``); those it does
         not take are dropped. ``budget`` may be a count or a percentage of ``dataset``'s rows
@@ -153,7 +160,8 @@ def run_sampler_trials(
         "run_sampler_trials",
     )
     params = _checked_params(dataset, method, test_size, {**params, "learner": learner})
-    run = functools.partial(_trial, dataset, method, params, test_size)
+    make_sampler(method, **params).check_validation(validation)  # before any trial runs
+    run = functools.partial(_trial, dataset, method, params, test_size, validation)
     seeds = spawn_seeds(random_state, n_trials)
     if executor is None:
         return [run(s) for s in seeds]

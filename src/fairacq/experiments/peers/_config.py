@@ -11,7 +11,7 @@ from fairacq.exceptions import InvalidParameterError
 from fairacq.experiments._framework.config import ExperimentConfig
 from fairacq.models import MITIGATIONS
 
-__all__ = ["POST_TOLS", "GroupsConfig", "RowsConfig", "parse_method"]
+__all__ = ["POST_TOLS", "GroupsConfig", "RowsConfig", "parse_method", "parse_sampler"]
 
 #: Tolerances of fairacq's post-thresholds front (0: equal validation rates).
 POST_TOLS = (0.0, 0.025, 0.05, 0.1, 0.15, 0.2)
@@ -121,35 +121,58 @@ _LABEL_PARAMS: dict[str, dict[str, Callable[[str], Any]]] = {
 }
 
 
-def parse_method(label: str) -> tuple[str, dict[str, Any]]:
-    """Split a method label into the acquirer and the parameters it sets.
+def parse_method(
+    label: str,
+    table: dict[str, dict[str, Callable[[str], Any]]] | None = None,
+    where: str = "RowsConfig",
+) -> tuple[str, dict[str, Any]]:
+    """Split a method label into the method and the parameters it sets.
 
     A label is a method's name, then ``key=value`` settings separated by spaces:
-    ``"falcon lam=0.5"``, ``"post-thresholds policy=entropy tol=0.05"``.
+    ``"falcon lam=0.5"``, ``"post-thresholds policy=entropy tol=0.05"``. ``table`` names the
+    methods and the settings each takes (the acquirers of ``peers-rows`` by default).
 
     Examples
     --------
     >>> parse_method("post-thresholds policy=entropy tol=0.05")
     ('post-thresholds', {'policy': 'entropy', 'tol': 0.05})
     """
+    table = _LABEL_PARAMS if table is None else table
     name, *settings = label.split(" ")
-    if name not in _LABEL_PARAMS:
+    if name not in table:
         raise InvalidParameterError(
-            f"RowsConfig: unknown method {label!r}; use one of {sorted(_LABEL_PARAMS)}, "
-            "e.g. 'falcon lam=0.5' or 'post-thresholds policy=entropy tol=0.05'."
+            f"{where}: unknown method {label!r}; use one of {sorted(table)}, each followed "
+            "by the key=value settings it takes, if any."
         )
     params: dict[str, Any] = {}
     for setting in settings:
         key, eq, value = setting.partition("=")
-        check = _LABEL_PARAMS[name].get(key)
+        check = table[name].get(key)
         parsed = check(value) if check is not None and eq else None
         if parsed is None:
-            known = ", ".join(f"{k}=<value>" for k in _LABEL_PARAMS[name]) or "none"
+            known = ", ".join(f"{k}=<value>" for k in table[name]) or "none"
             raise InvalidParameterError(
-                f"RowsConfig: method {label!r}: cannot read {setting!r}; {name} takes {known}."
+                f"{where}: method {label!r}: cannot read {setting!r}; {name} takes {known}."
             )
         params[key] = parsed
     return name, params
+
+
+def parse_sampler(label: str) -> tuple[str, dict[str, Any]]:
+    """Split a ``peers-groups`` label into the sampler and its run settings.
+
+    A label is a sampler's name (:func:`~fairacq.sampling.available_samplers`), optionally
+    followed by ``validation=paired`` (the default) or ``validation=cross``.
+
+    Examples
+    --------
+    >>> parse_sampler("aopt validation=cross")
+    ('aopt', {'validation': 'cross'})
+    """
+    from fairacq.sampling import available_samplers
+
+    setting = {"validation": lambda v: _choice(v, ("paired", "cross"))}
+    return parse_method(label, dict.fromkeys(available_samplers(), setting), "GroupsConfig")
 
 
 def _number(text: str, low: float, high: float | None) -> float | None:
@@ -175,7 +198,9 @@ class GroupsConfig(ExperimentConfig):
     budgets : tuple of int
         Draws per run (training plus paired validation draws).
     methods : tuple of str
-        Registered samplers, each with its own defaults.
+        Registered samplers, each with its own defaults, optionally followed by
+        ``validation=cross`` (:func:`parse_sampler`: no paired validation draws, group losses
+        from held-out predictions on the training rows).
     mitigations : tuple of str
         Comparators of :data:`fairacq.models.MITIGATIONS`, each fitted on the training rows
         Uniform draws in the same trial at each budget ("collect uniformly, then mitigate");
@@ -198,6 +223,13 @@ class GroupsConfig(ExperimentConfig):
         "slice-tuner",
         "minimax-fair",
         "abernethy-greedy",
+        # the same rules paying for no validation draws (Slice Tuner's curves and Abernethy's
+        # averaged SGD have no held-out estimate on the training rows)
+        "aopt validation=cross",
+        "aopt-plus validation=cross",
+        "epsilon-greedy validation=cross",
+        "uniform validation=cross",
+        "minimax-fair validation=cross",
     )
     mitigations: tuple[str, ...] = (
         "threshold-dp",
@@ -214,6 +246,8 @@ class GroupsConfig(ExperimentConfig):
             raise InvalidParameterError("GroupsConfig: budgets must be >= 1 (one at least).")
         if not self.methods:
             raise InvalidParameterError("GroupsConfig: name one method at least.")
+        for label in self.methods:
+            parse_sampler(label)
         for name in self.mitigations:
             if name not in MITIGATIONS:
                 raise did_you_mean("mitigation", name, MITIGATIONS, "fairacq.models.MITIGATIONS")

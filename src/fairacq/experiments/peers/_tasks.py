@@ -21,7 +21,7 @@ from fairacq._random import child, spawn_seeds
 from fairacq._trace import Trace
 from fairacq.acquisition import PartitionDroppedWarning, make_acquirer
 from fairacq.data import FairDataset, load_dataset
-from fairacq.experiments.peers._config import parse_method
+from fairacq.experiments.peers._config import parse_method, parse_sampler
 from fairacq.metrics import accuracy, demographic_parity_diff_abs
 from fairacq.models import fit_mitigation, make_learner
 from fairacq.sampling import DatasetOracle, make_sampler, run_sampler_trials, trial_split
@@ -192,13 +192,16 @@ def _groups_data(config: GroupsConfig) -> FairDataset:
 
 def groups_task(config: GroupsConfig, task: tuple[str, int]) -> list[Trace]:
     """Every trial of one group sampler at one budget (same splits for every method)."""
-    method, budget = task
+    label, budget = task
+    method, settings = parse_sampler(label)
+    validation = settings.get("validation", "paired")
     traces: list[Trace] = run_sampler_trials(
         _groups_data(config),
         method,
         n_trials=config.n_trials,
         random_state=config.seed,
         budget=budget,
+        validation=None if validation == "paired" else validation,
     )
     return traces
 

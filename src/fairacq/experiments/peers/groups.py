@@ -21,7 +21,7 @@ from fairacq.experiments._framework.executor import Executor
 from fairacq.experiments._framework.registry import ExperimentSpec, register
 from fairacq.experiments._framework.result import ExperimentResult, mean_std_row
 from fairacq.experiments._framework.verdict import Verdict
-from fairacq.experiments.peers._config import GroupsConfig
+from fairacq.experiments.peers._config import GroupsConfig, parse_sampler
 from fairacq.experiments.peers._tasks import groups_mitigation_task, groups_task
 from fairacq.reporting import new_figure
 
@@ -173,33 +173,37 @@ def _mitigation_lines(config: GroupsConfig, mits: MitRuns, metric: str) -> list[
 def _figure(config: GroupsConfig, runs: Runs, mits: MitRuns) -> Any:
     """Worst-group accuracy against budget, mean ± std over seeds.
 
-    One solid line per sampler; one dashed line per mitigation fitted on Uniform's rows.
+    One solid line per sampler (dotted, same colour, with ``validation=cross``); one dashed
+    grey line per mitigation fitted on Uniform's rows.
     """
     fig = new_figure(9.0, 4.6)
     ax = fig.subplots()
     budgets = np.asarray(config.budgets, dtype=float)
     # samplers in the colour cycle without its grey (C7), mitigations in greys
     colours = [f"C{k}" for k in (0, 1, 2, 3, 4, 5, 6, 8, 9)]
-    series: list[tuple[str, list[Floats], str, str]] = []  # label, values, marker, colour
-    for k, method in enumerate(config.methods):
+    # label, values, marker, colour, line style: a sampler keeps its colour with cross
+    series: list[tuple[str, list[Floats], str, str, str]] = []
+    samplers = list(dict.fromkeys(parse_sampler(m)[0] for m in config.methods))
+    for method in config.methods:
+        colour = colours[samplers.index(parse_sampler(method)[0]) % len(colours)]
         worst = [_worst(runs[method, b]) for b in config.budgets]
-        series.append((method, worst, "o", colours[k % len(colours)]))
+        cross = _is_cross(method)
+        series.append((method, worst, "D" if cross else "o", colour, ":" if cross else "-"))
     markers = "sv^DPX<>"
     greys = np.linspace(0.15, 0.65, max(len(config.mitigations), 1))
     for k, name in enumerate(config.mitigations):
         worst = [_fitted(_values(mits[name, b], "test_worst_acc")) for b in config.budgets]
-        series.append((_label(name), worst, markers[k % len(markers)], f"{greys[k]:.2f}"))
-    width = 0.015 * (budgets.max() - budgets.min() + 1.0)
-    for k, (label, worst, marker, colour) in enumerate(series):
-        dashed = k >= len(config.methods)
+        series.append((_label(name), worst, markers[k % len(markers)], f"{greys[k]:.2f}", "--"))
+    width = 0.012 * (budgets.max() - budgets.min() + 1.0)
+    for k, (label, worst, marker, colour, style) in enumerate(series):
         shift = (k - (len(series) - 1) / 2) * width  # keep the error bars apart
         ax.errorbar(
             budgets + shift,
             [_mean(w) for w in worst],
             yerr=[float(w.std()) if w.size else 0.0 for w in worst],
             marker=marker,
-            linestyle="--" if dashed else "-",
-            linewidth=1.0 if dashed else 1.6,
+            linestyle=style,
+            linewidth=1.0 if style == "--" else 1.6,
             capsize=3,
             color=colour,
             label=label,
@@ -218,30 +222,47 @@ def _figure(config: GroupsConfig, runs: Runs, mits: MitRuns) -> Any:
 PEER_SAMPLERS = ("slice-tuner", "minimax-fair", "abernethy-greedy")
 
 
+def _is_peer(label: str) -> bool:
+    return parse_sampler(label)[0] in PEER_SAMPLERS
+
+
+def _is_cross(label: str) -> bool:
+    return parse_sampler(label)[1].get("validation") == "cross"
+
+
 def _peer_verdicts(config: GroupsConfig, runs: Runs) -> list[Verdict]:
-    """Compare fairacq's best sampler with every peer at each budget (worst-group accuracy)."""
-    ours = [m for m in config.methods if m not in PEER_SAMPLERS]
-    peers = [m for m in config.methods if m in PEER_SAMPLERS]
+    """Compare fairacq's best sampler with the peers at each budget (worst-group accuracy).
+
+    Against the peers as published (paired validation draws), and, when some ran with
+    fairacq's held-out estimates (``validation=cross``), against those too.
+    """
+    ours = [m for m in config.methods if not _is_peer(m)]
+    published = [m for m in config.methods if _is_peer(m) and not _is_cross(m)]
+    crossed = [m for m in config.methods if _is_peer(m) and _is_cross(m)]
     out: list[Verdict] = []
-    if not ours or not peers:
-        return out
-    for budget in config.budgets:
-        worst = {m: _worst(runs[m, budget]) for m in config.methods}
-        best = max(ours, key=lambda m: float(worst[m].mean()))
-        top = max(peers, key=lambda m: float(worst[m].mean()))
-        out.append(
-            Verdict.check(
-                f"fairacq's best sampler's worst-group accuracy at budget {budget} at least "
-                "every peer's",
-                float(worst[best].mean()),
-                ">=",
-                float(worst[top].mean()),
-                detail=f"fairacq's best {best} {worst[best].mean():.3f} ± "
-                f"{worst[best].std():.3f}, best peer {top} {worst[top].mean():.3f} ± "
-                f"{worst[top].std():.3f} ({config.n_trials} seed(s)).",
-            )
-        )
+    for peers, which in ((published, "every peer's"), (crossed, "every peer's with cross")):
+        if not ours or not peers:
+            continue
+        for budget in config.budgets:
+            out.append(_best_against(config, runs, ours, peers, budget, which))
     return out
+
+
+def _best_against(
+    config: GroupsConfig, runs: Runs, ours: list[str], peers: list[str], budget: int, which: str
+) -> Verdict:
+    worst = {m: _worst(runs[m, budget]) for m in ours + peers}
+    best = max(ours, key=lambda m: float(worst[m].mean()))
+    top = max(peers, key=lambda m: float(worst[m].mean()))
+    return Verdict.check(
+        f"fairacq's best sampler's worst-group accuracy at budget {budget} at least {which}",
+        float(worst[best].mean()),
+        ">=",
+        float(worst[top].mean()),
+        detail=f"fairacq's best {best} {worst[best].mean():.3f} ± {worst[best].std():.3f}, "
+        f"best peer {top} {worst[top].mean():.3f} ± {worst[top].std():.3f} "
+        f"({config.n_trials} seed(s)).",
+    )
 
 
 def _verdicts(config: GroupsConfig, runs: Runs, mits: MitRuns) -> list[Verdict]:
@@ -260,20 +281,20 @@ def _verdicts(config: GroupsConfig, runs: Runs, mits: MitRuns) -> list[Verdict]:
                 detail=f"best {best} {means[best]:.3f}, Aopt {means['aopt']:.3f}.",
             )
         )
-    if "uniform" in means:
-        for method in config.methods:
-            if method == "uniform":
-                continue
-            out.append(
-                Verdict.check(
-                    f"{method} beats Uniform's worst-group accuracy at budget {budget}",
-                    means[method],
-                    ">=",
-                    means["uniform"],
-                    detail=f"{method} {means[method]:.3f}, Uniform {means['uniform']:.3f} "
-                    f"({config.n_trials} seed(s)).",
-                )
+    for method in config.methods:
+        uniform = "uniform validation=cross" if _is_cross(method) else "uniform"
+        if method == uniform or uniform not in means:
+            continue
+        out.append(
+            Verdict.check(
+                f"{method} beats {uniform}'s worst-group accuracy at budget {budget}",
+                means[method],
+                ">=",
+                means[uniform],
+                detail=f"{method} {means[method]:.3f}, {uniform} {means[uniform]:.3f} "
+                f"({config.n_trials} seed(s)).",
             )
+        )
     mit = _best_mitigation(config, mits, budget) if config.mitigations else None
     if mit is not None:
         out.append(

@@ -13,6 +13,7 @@ from fairacq.sampling.learners._torch_training import seeded_reset, sgd_epoch
 
 __all__ = [
     "ExactLogistic",
+    "HeldOutEstimates",
     "IncrementalMLP",
     "RoundLearner",
     "make_round_learner",
@@ -33,6 +34,15 @@ class RoundLearner(Protocol):
 
     def load_state(self, state: dict[str, Any]) -> None:
         """Restore what :meth:`state` returned."""
+
+
+class HeldOutEstimates(Protocol):
+    """A round learner that also predicts each training row as if it had not seen it."""
+
+    def held_out_proba(
+        self, X: NDArray[np.float64], y: NDArray[np.int64], seed: int
+    ) -> NDArray[np.float64]:
+        """Return ``P(y = 1)`` of each row of the last update's ``(X, y)``, held out."""
 
 
 class ExactLogistic:
@@ -76,6 +86,20 @@ class ExactLogistic:
             value = 0.5 if self._constant is None else self._constant
             return np.full(len(X), value, dtype=np.float64)
         return np.asarray(self._model.predict_proba(X)[:, 1], dtype=np.float64)
+
+    def held_out_proba(
+        self, X: NDArray[np.float64], y: NDArray[np.int64], seed: int
+    ) -> NDArray[np.float64]:
+        """Return each training row's approximate leave-one-out ``P(y = 1)`` (no refit).
+
+        ``(X, y)`` are the rows of the last :meth:`update`; ``seed`` is unused (the estimate
+        is deterministic). See :func:`~fairacq.sampling.learners._held_out.logistic_loo_proba`.
+        """
+        from fairacq.sampling.learners._held_out import logistic_loo_proba
+
+        if self._constant is not None or not hasattr(self._model, "coef_"):
+            return self.predict_proba(X)
+        return logistic_loo_proba(self._model, X, y)
 
     def state(self) -> dict[str, Any]:
         """Return coefficients, intercept and the constant (JSON types)."""

@@ -73,6 +73,22 @@ class RefitLearner:
         column = list(self._model.classes_).index(1)
         return np.asarray(self._model.predict_proba(X)[:, column], dtype=np.float64)
 
+    def held_out_proba(
+        self, X: NDArray[np.float64], y: NDArray[np.int64], seed: int
+    ) -> NDArray[np.float64]:
+        """Return each row's ``P(y = 1)`` by clones fitted on the other of five shuffled folds.
+
+        ``seed`` seeds the folds and the clones, so the estimate is reproducible.
+        """
+        from fairacq.sampling.learners._held_out import kfold_proba
+
+        def fit_predict(train: NDArray[np.intp], test: NDArray[np.intp]) -> NDArray[np.float64]:
+            fold = RefitLearner(self.learner)
+            fold.update(X[train], y[train], seed)
+            return fold.predict_proba(X[test])
+
+        return kfold_proba(fit_predict, len(y), seed)
+
     def state(self) -> dict[str, Any]:
         """Return nothing: the drawn rows are the state (see ``refits_on_resume``)."""
         return {}
