@@ -193,20 +193,19 @@ def test_missing_options_and_mixed_sources(table_csv: Path, tmp_path: Path) -> N
     )
 
 
-def test_group_running_out_names_it_and_the_fix(tmp_path: Path) -> None:
+def test_group_running_out_is_said_and_its_rounds_go_elsewhere(tmp_path: Path) -> None:
     path = tmp_path / "small.csv"
     _table(n=100, tiny=10).to_csv(path, index=False)
     res = _run(
         "sample", "--data", path, *BASE, "--sensitive", "gender", "--method", "uniform",
-        "--budget", "60", *FAST, "--out", tmp_path / "out",
+        "--budget", "60", *FAST, "--out", tmp_path / "out", "--json",
     )  # fmt: skip
-    _one_line_error(
-        res,
-        "group 'nonbinary' ran out",
-        "it had 6 rows",
-        "4 more are held out",
-        "Lower the budget",
-    )
+    assert res.exit_code == 0, res.output
+    assert "The pool ran out of group(s) 'nonbinary'" in res.stderr
+    summary = json.loads(res.stdout)
+    assert any("ran out of group(s) 'nonbinary'" in w for w in summary["warnings"])
+    groups = {g["group"]: g for g in summary["counts"]["groups"]}
+    assert groups["nonbinary"]["uniform"]["samples_per_trial"] == [6, 6]  # all it had
 
 
 def _fake_trace(accs: list[float], shares: list[float]):

@@ -179,12 +179,31 @@ def test_budget_larger_than_the_pool_and_groups_running_out() -> None:
         allocate_budget(data, budget=100, n_trials=1)
     with (
         pytest.warns(ResultWarning, match="only 10 rows"),
-        pytest.raises(BudgetError, match=r"uniform baseline.*group 'east' ran out.*--no-base"),
+        pytest.warns(ResultWarning, match=r"ran out of group\(s\) 'east'.* in 1 of 1 trial"),
     ):
-        allocate_budget(data, "uncurated", budget=30, n_trials=1)
-    ran_out = r"UniformSampler: group 'east' ran out after 18 of .* it had 6 rows to draw from"
-    with pytest.raises(BudgetError, match=ran_out + r" \(4 more are held out for testing\)"):
-        run_sampler_trials(data, "uniform", n_trials=1, budget=30)
+        result = allocate_budget(data, "uncurated", budget=30, n_trials=1)
+    east = result.table().set_index("group").loc["east"]
+    assert east["uniform samples"] == 6  # all its rows; the budget went to the others
+    assert result.table()["uniform samples"].sum() == 30
+
+
+def test_a_group_running_out_sends_its_rounds_to_the_fallback() -> None:
+    data = _table(n=100, tiny=10)
+    with pytest.warns(ResultWarning, match=r"'east' in 2 of 2 trial\(s\): \d+ round"):
+        traces = run_sampler_trials(data, "uniform", n_trials=2, budget=30)
+    for trace in traces:
+        frame = trace.to_frame()
+        assert trace.meta["exhausted"] == ["east"]
+        fallback = frame["reason"].str.startswith("fallback (east ran out)")
+        assert trace.meta["redirected_rounds"] == fallback.sum() > 0
+        assert (frame.loc[fallback, "group"] != "east").all()
+        assert frame["cost"].iloc[-1] == 30
+        # Uniform's fallback keeps the groups left balanced
+        left = frame.iloc[-1][[c for c in frame.columns if c.startswith("n_")]].drop("n_east")
+        assert left.max() - left.min() <= 1
+    ran_out = r"UniformSampler: group '\w+' ran out after \d+ of .* it had \d+ rows to draw"
+    with pytest.raises(BudgetError, match=ran_out):  # every group runs out
+        UniformSampler(budget=10_000, random_state=0).run(DatasetOracle(data))
 
 
 def test_small_groups_warn_with_result_warning() -> None:
@@ -211,3 +230,35 @@ def test_write_allocation_counts_csv(tmp_path: Path) -> None:
     assert len(list((tmp_path / "traces" / "baseline").glob("*.parquet"))) == 2
     assert isinstance(result, AllocationResult)
     assert UniformSampler().method_name == result.baseline
+
+
+def test_fallbacks_pick_the_worst_served_or_the_least_drawn_group_left() -> None:
+    from fairacq.sampling import EpsilonGreedySampler, SamplerState, UncuratedSampler
+
+    state = SamplerState(
+        t=5,
+        counts=np.array([4, 1, 3]),
+        val_loss=np.array([0.9, 0.2, 0.4]),
+        val_acc_history=[[], [], []],
+        proportions=np.array([0.2, 0.3, 0.5]),
+        n_features=2,
+        b0=1,
+    )
+    assert EpsilonGreedySampler()._fallback(state, [1, 2]) == 2  # larger loss of those left
+    assert UniformSampler()._fallback(state, [1, 2]) == 1  # least drawn
+    assert UncuratedSampler()._fallback(state, [0, 2]) == 2  # 0.5 * 9 - 3 > 0.2 * 9 - 4
+
+
+def test_resume_after_a_group_ran_out_equals_uninterrupted(tmp_path: Any) -> None:
+    from fairacq import Trace
+
+    data = _table(n=100, tiny=10)
+    make = lambda: UniformSampler(budget=40, random_state=2)  # noqa: E731
+    with pytest.warns(ResultWarning, match="ran out"):
+        full = make().run(DatasetOracle(data))
+    first = make().run(DatasetOracle(data), callbacks=[lambda rec: rec.n_steps < 12])
+    first.save(tmp_path / "ck")
+    with pytest.warns(ResultWarning, match="ran out"):
+        resumed = make().run(DatasetOracle(data), continue_from=Trace.load(tmp_path / "ck"))
+    pd.testing.assert_frame_equal(resumed.to_frame(), full.to_frame(), check_exact=True)
+    assert resumed.meta["redirected_rounds"] == full.meta["redirected_rounds"] > 0

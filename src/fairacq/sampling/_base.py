@@ -14,14 +14,20 @@ from fairacq._callbacks import Callback
 from fairacq._loop import load_checkpoint, run_loop
 from fairacq._trace import Trace
 from fairacq._validation import HasMethods, Interval, Options
+from fairacq._warnings import warn_caller
 from fairacq.data import FairDataset
-from fairacq.exceptions import BudgetError, InvalidDataError, InvalidParameterError
+from fairacq.exceptions import (
+    BudgetError,
+    InvalidDataError,
+    InvalidParameterError,
+    ResultWarning,
+)
 from fairacq.sampling._oracles import GroupOracle
 from fairacq.sampling._sampling_loop import SamplingLoop
 from fairacq.sampling._state import SamplerState
 from fairacq.sampling.learners._learners import RoundLearner, make_round_learner
 
-__all__ = ["GroupSampler", "SamplerState"]
+__all__ = ["GroupSampler", "SamplerState", "exhausted_message"]
 
 
 class GroupSampler(Strategy):
@@ -94,6 +100,15 @@ class GroupSampler(Strategy):
     ) -> tuple[int, str, NDArray[np.float64] | None]:
         """Return the group code, the reason and the per-group scores (or None)."""
         raise NotImplementedError
+
+    def _fallback(self, state: SamplerState, left: list[int]) -> int:
+        """Return the group to draw when the pool has run out of the chosen one.
+
+        ``left`` are the groups still drawable; by default the one of largest validation
+        loss, the worst-served group left (rules that balance counts override this).
+        """
+        loss = np.nan_to_num(state.val_loss[left], nan=np.inf)
+        return left[int(np.argmax(loss))]
 
     @property
     def method_name(self) -> str:
@@ -185,12 +200,20 @@ class GroupSampler(Strategy):
         Raises
         ------
         BudgetError
-            If the budget cannot pay for Phase 1, or a dataset group runs out (naming the
-            group, its rows and the samples drawn when it ran out).
+            If the budget cannot pay for Phase 1, or a dataset runs out of every group
+            (naming the group chosen last, its rows and the samples drawn when it ran out).
         InvalidParameterError
             For a bad hyper-parameter or an object that is not a group oracle.
         InvalidDataError
             If an evaluation set lacks a group, or the oracle returns bad arrays.
+
+        Warns
+        -----
+        ResultWarning
+            When a dataset runs out of a group the rule chooses: that round draws the rule's
+            fallback group instead (the largest validation loss among the groups left;
+            Uniform: the least drawn), its ``reason`` says so, and the trace's metadata names
+            the groups (``exhausted``) and counts the rounds (``redirected_rounds``).
         """
         mode = self._check_params()
         _check_oracle(oracle)
@@ -229,7 +252,23 @@ class GroupSampler(Strategy):
         self.allocation_ = {name: int(loop.counts[g]) for g, name in enumerate(names)}
         self.n_rounds_ = loop.t
         self.trace_ = result.trace
+        if "exhausted" in result.trace.meta:
+            warn_caller(exhausted_message([result.trace]), ResultWarning)
         return result.trace
+
+
+def exhausted_message(traces: Sequence[Trace], *, trials: bool = False) -> str:
+    """Say which groups the pool ran out of in ``traces`` and where their rounds went."""
+    ran_out = [t for t in traces if "exhausted" in t.meta]
+    groups = sorted({g for t in ran_out for g in t.meta["exhausted"]})
+    rounds = sum(int(t.meta["redirected_rounds"]) for t in ran_out)
+    where = f"in {len(ran_out)} of {len(traces)} trial(s)" if trials else "in this run"
+    named = ", ".join(f"'{g}'" for g in groups)
+    return (
+        f"The pool ran out of group(s) {named} {where}: {rounds} round(s) that chose them drew "
+        "another group instead (reason 'fallback' in the trace), so the allocation is not the "
+        "rule's own there. Add rows of those groups or lower the budget."
+    )
 
 
 def _validation_kind(validation: Any) -> str:

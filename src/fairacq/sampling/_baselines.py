@@ -150,6 +150,10 @@ class UniformSampler(_SimpleSampler):
     ) -> tuple[int, str, NDArray[np.float64] | None]:
         return int(np.argmin(state.counts)), "uniform", None
 
+    def _fallback(self, state: SamplerState, left: list[int]) -> int:
+        """Return the least drawn of the groups left."""
+        return left[int(np.argmin(state.counts[left]))]
+
 
 class UncuratedSampler(_SimpleSampler):
     """Uncurated sampling: each round's group drawn with the natural proportions (paper 001, §5).
@@ -166,6 +170,11 @@ class UncuratedSampler(_SimpleSampler):
         self, state: SamplerState, rng: np.random.Generator
     ) -> tuple[int, str, NDArray[np.float64] | None]:
         return int(rng.choice(state.n_groups, p=state.proportions)), "natural", None
+
+    def _fallback(self, state: SamplerState, left: list[int]) -> int:
+        """Return the group left furthest below its natural share of the draws so far."""
+        short = state.proportions[left] * (state.counts.sum() + 1) - state.counts[left]
+        return left[int(np.argmax(short))]
 
 
 for _cls in (EpsilonGreedySampler, GreedySampler, UniformSampler, UncuratedSampler):

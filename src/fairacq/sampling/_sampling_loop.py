@@ -62,6 +62,7 @@ class SamplingLoop(RunLoop):
         self.history: list[list[float]] = [[] for _ in range(m)]
         self.val_loss = np.zeros(m)
         self.spent = 0.0
+        self.redirected = 0  # rounds whose chosen group the pool had run out of
         self.t = 0
         self.n_features = 0
 
@@ -120,6 +121,7 @@ class SamplingLoop(RunLoop):
 
     def replay(self, row: Mapping[str, Any]) -> None:
         self._draw(int(row["group_code"]))
+        self.redirected += str(row["reason"]).startswith("fallback")
         for g, name in enumerate(self.names):
             self.history[g].append(float(row[f"val_acc_{name}"]))
             self.val_loss[g] = float(row[f"val_loss_{name}"])
@@ -154,6 +156,7 @@ class SamplingLoop(RunLoop):
             z, reason, scores = t % m, "initial", None
         else:
             z, reason, scores = self.sampler._choose(state, child_rng(self.root, t, 0))
+        z, reason = self._open_group(z, reason, state)
         self._draw(z)
         X, y = np.vstack(self.train_X), np.concatenate(self.train_y)
         self.learner.update(X, y, child_int(self.root, t, 2))
@@ -163,6 +166,33 @@ class SamplingLoop(RunLoop):
         row.update(self._evaluation_columns())
         self.t += 1
         return {"cost": self.spent, **row}
+
+    def _can_draw(self, z: int) -> bool:
+        """Whether group ``z`` has the rows for one more round (always, for a generator)."""
+        remaining = getattr(self.oracle, "remaining", None)
+        return remaining is None or int(remaining(z)) >= self.per_round
+
+    def _open_group(self, z: int, reason: str, state: SamplerState) -> tuple[int, str]:
+        """Return the chosen group, or the rule's fallback when the pool has run out of it.
+
+        A finite pool may run out of the group a rule keeps choosing; the round then goes to
+        the rule's :meth:`~fairacq.sampling.GroupSampler._fallback` among the groups left. When
+        every group has run out, the draw itself fails naming the group (a ``BudgetError``).
+        """
+        if self._can_draw(z):
+            return z, reason
+        left = [g for g in range(len(self.names)) if self._can_draw(g)]
+        if not left:
+            return z, reason
+        self.redirected += 1
+        return self.sampler._fallback(state, left), f"fallback ({self.names[z]} ran out)"
+
+    def finish(self) -> dict[str, Any]:
+        """Name the groups the pool ran out of and the rounds sent elsewhere because of it."""
+        if not self.redirected:
+            return {}
+        gone = [name for g, name in enumerate(self.names) if not self._can_draw(g)]
+        return {"exhausted": gone, "redirected_rounds": self.redirected}
 
     def _training(self) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:
         """Return the training rows drawn so far with their group codes."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -10,8 +11,10 @@ import numpy as np
 
 from fairacq._random import RandomState, child_seeds, spawn_seeds
 from fairacq._validation import Interval, validate_parameter_constraints
+from fairacq._warnings import warn_caller
 from fairacq.data import FairDataset, standardize
-from fairacq.exceptions import InvalidDataError
+from fairacq.exceptions import InvalidDataError, ResultWarning
+from fairacq.sampling._base import exhausted_message
 from fairacq.sampling._budget import check_budget_fits, resolve_budget
 from fairacq.sampling._oracles import DatasetOracle
 from fairacq.sampling._registry import make_sampler
@@ -74,7 +77,9 @@ def _trial(
     held = np.bincount(np.asarray(test.s), minlength=len(test.group_names))
     held_out = {str(g): int(n) for g, n in zip(test.group_names, held, strict=True)}
     oracle = DatasetOracle(pool, held_out=held_out)
-    trace: Trace = sampler.run(oracle, validation=validation, test=test)
+    with warnings.catch_warnings():  # said once for all trials by run_sampler_trials
+        warnings.filterwarnings("ignore", "The pool ran out", ResultWarning)
+        trace: Trace = sampler.run(oracle, validation=validation, test=test)
     return trace
 
 
@@ -138,8 +143,14 @@ def run_sampler_trials(
         For ``n_trials < 1``, ``test_size`` outside (0, 1), a budget written otherwise, or a
         learner that cannot be built.
     BudgetError
-        For a budget above the rows left once the test split is held out, or a group that
-        runs out during a trial (naming it).
+        For a budget above the rows left once the test split is held out, or a trial whose
+        pool runs out of every group (naming the last one chosen).
+
+    Warns
+    -----
+    ResultWarning
+        Once, when the pool ran out of a group the rule kept choosing in some trials (their
+        rounds drew the rule's fallback group instead; the traces say which).
     UnknownNameError
         For an unknown ``method``.
 
@@ -163,9 +174,10 @@ def run_sampler_trials(
     make_sampler(method, **params).check_validation(validation)  # before any trial runs
     run = functools.partial(_trial, dataset, method, params, test_size, validation)
     seeds = spawn_seeds(random_state, n_trials)
-    if executor is None:
-        return [run(s) for s in seeds]
-    return list(executor.map(run, seeds))
+    traces = [run(s) for s in seeds] if executor is None else list(executor.map(run, seeds))
+    if any("exhausted" in t.meta for t in traces):
+        warn_caller(exhausted_message(traces, trials=True), ResultWarning)
+    return traces
 
 
 def check_dataset(dataset: Any, where: str) -> None:
