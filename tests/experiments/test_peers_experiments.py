@@ -14,7 +14,7 @@ from fairacq.data import load_dataset, load_toy
 from fairacq.exceptions import InvalidParameterError, UnknownNameError
 from fairacq.experiments import get_experiment, run_experiment
 from fairacq.experiments.peers import GroupsConfig, RowsConfig
-from fairacq.experiments.peers._config import parse_method
+from fairacq.experiments.peers._config import parse_method, parse_sampler
 from fairacq.experiments.peers._tasks import (
     group_accuracies,
     groups_task,
@@ -195,6 +195,42 @@ def test_groups_verdicts_set_fairacqs_best_sampler_against_every_peer() -> None:
     assert "fairacq's best uniform 0.720" in v100.detail
     assert not v200.met
     assert (v200.ours, v200.target) == (pytest.approx(0.80), pytest.approx(0.81))
+
+
+def test_groups_cross_runs_get_their_own_panel_verdicts_and_uniform() -> None:
+    methods = ("aopt", "minimax-fair", "uniform validation=cross", "aopt validation=cross")
+    config = GroupsConfig.quick(
+        budgets=(100,), methods=(*methods, "minimax-fair validation=cross"), mitigations=()
+    )
+    worst = {
+        ("aopt", 100): 0.70, ("minimax-fair", 100): 0.71, ("uniform validation=cross", 100): 0.72,
+        ("aopt validation=cross", 100): 0.74, ("minimax-fair validation=cross", 100): 0.75,
+    }  # fmt: skip
+    res = run_groups(config, _CannedExecutor(worst, 0.7))
+    published, crossed = [v for v in res.verdicts if "every peer" in v.name]
+    assert published.met and "fairacq's best aopt validation=cross 0.740" in published.detail
+    assert not crossed.met and "every peer's with cross" in crossed.name
+    assert "best peer minimax-fair validation=cross 0.750" in crossed.detail
+    (beats,) = [v for v in res.verdicts if v.name.startswith("aopt validation=cross beats")]
+    assert "uniform validation=cross 0.720" in beats.detail  # against Uniform run the same way
+    left, right = res.figures["peers-groups"].axes
+    assert [t.get_text() for t in left.get_legend().get_texts()] == ["aopt", "minimax-fair"]
+    names = [t.get_text() for t in right.get_legend().get_texts()]
+    assert names == ["uniform", "aopt", "minimax-fair"]
+
+    def colour(ax, label: str) -> str:
+        (bars,) = [c for c in ax.containers if c.get_label() == label]
+        return bars.lines[0].get_color()
+
+    assert colour(left, "aopt") == colour(right, "aopt") != colour(right, "uniform")
+
+
+def test_groups_labels_take_validation_only() -> None:
+    assert parse_sampler("aopt validation=cross") == ("aopt", {"validation": "cross"})
+    with pytest.raises(InvalidParameterError, match="takes validation=<value>"):
+        GroupsConfig.quick(methods=("aopt validation=loo",))
+    with pytest.raises(InvalidParameterError, match="GroupsConfig: unknown method 'aoptt'"):
+        GroupsConfig.quick(methods=("aoptt",))
 
 
 def test_groups_summary_without_mitigations_is_the_samplers_alone() -> None:

@@ -170,35 +170,51 @@ def _mitigation_lines(config: GroupsConfig, mits: MitRuns, metric: str) -> list[
     return lines
 
 
+#: One line of the figure: label, values per budget, marker, colour, line style.
+Series = tuple[str, list[Floats], str, str, str]
+
+
 def _figure(config: GroupsConfig, runs: Runs, mits: MitRuns) -> Any:
     """Worst-group accuracy against budget, mean ± std over seeds.
 
-    One solid line per sampler (dotted, same colour, with ``validation=cross``); one dashed
-    grey line per mitigation fitted on Uniform's rows.
+    Left: the samplers with paired validation draws (the papers' loop) and, dashed grey, the
+    mitigations fitted on Uniform's training rows; right (when some ran so), the samplers
+    with ``validation=cross``. A sampler keeps its colour in both panels.
     """
-    fig = new_figure(9.0, 4.6)
-    ax = fig.subplots()
-    budgets = np.asarray(config.budgets, dtype=float)
-    # samplers in the colour cycle without its grey (C7), mitigations in greys
-    colours = [f"C{k}" for k in (0, 1, 2, 3, 4, 5, 6, 8, 9)]
-    # label, values, marker, colour, line style: a sampler keeps its colour with cross
-    series: list[tuple[str, list[Floats], str, str, str]] = []
+    colours = [f"C{k}" for k in (0, 1, 2, 3, 4, 5, 6, 8, 9)]  # the cycle without its grey
     samplers = list(dict.fromkeys(parse_sampler(m)[0] for m in config.methods))
+    panels: dict[bool, list[Series]] = {False: [], True: []}
     for method in config.methods:
-        colour = colours[samplers.index(parse_sampler(method)[0]) % len(colours)]
+        name = parse_sampler(method)[0]
         worst = [_worst(runs[method, b]) for b in config.budgets]
-        cross = _is_cross(method)
-        series.append((method, worst, "D" if cross else "o", colour, ":" if cross else "-"))
-    markers = "sv^DPX<>"
+        colour = colours[samplers.index(name) % len(colours)]
+        panels[_is_cross(method)].append((name, worst, "o", colour, "-"))
     greys = np.linspace(0.15, 0.65, max(len(config.mitigations), 1))
     for k, name in enumerate(config.mitigations):
         worst = [_fitted(_values(mits[name, b], "test_worst_acc")) for b in config.budgets]
-        series.append((_label(name), worst, markers[k % len(markers)], f"{greys[k]:.2f}", "--"))
-    width = 0.012 * (budgets.max() - budgets.min() + 1.0)
+        panels[False].append((_label(name), worst, "sv^DPX<>"[k % 8], f"{greys[k]:.2f}", "--"))
+    titles = {
+        False: "paired validation draws (the papers' loop)",
+        True: "validation=cross: no validation draws, every sample trains",
+    }
+    shown = [cross for cross in (False, True) if panels[cross]]
+    fig = new_figure(6.2 * len(shown), 6.0)
+    axes = fig.subplots(1, len(shown), sharey=True, squeeze=False)[0]
+    for ax, cross in zip(axes, shown, strict=True):
+        _panel(ax, config.budgets, panels[cross])
+        ax.set_title(titles[cross], fontsize="medium")
+    axes[0].set_ylabel("worst-group test accuracy")
+    return fig
+
+
+def _panel(ax: Any, budgets: tuple[int, ...], series: list[Series]) -> None:
+    """Draw ``series`` against the budgets, error bars side by side, legend underneath."""
+    x = np.asarray(budgets, dtype=float)
+    width = 0.012 * (x.max() - x.min() + 1.0)
     for k, (label, worst, marker, colour, style) in enumerate(series):
         shift = (k - (len(series) - 1) / 2) * width  # keep the error bars apart
         ax.errorbar(
-            budgets + shift,
+            x + shift,
             [_mean(w) for w in worst],
             yerr=[float(w.std()) if w.size else 0.0 for w in worst],
             marker=marker,
@@ -208,14 +224,14 @@ def _figure(config: GroupsConfig, runs: Runs, mits: MitRuns) -> Any:
             color=colour,
             label=label,
         )
-    ax.set_xticks(budgets, [str(b) for b in config.budgets])
+    ax.set_xticks(x, [str(b) for b in budgets])
     ax.set_xlabel("samples drawn (budget)")
-    ax.set_ylabel("worst-group test accuracy")
     ax.grid(True, alpha=0.3)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    ax.legend(frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize="small")
-    return fig
+    ax.legend(
+        frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, fontsize="small"
+    )
 
 
 #: The published peers; every other sampler of the experiment is fairacq's own.
