@@ -208,8 +208,10 @@ def test_groups_cross_runs_get_their_own_panel_verdicts_and_uniform() -> None:
     }  # fmt: skip
     res = run_groups(config, _CannedExecutor(worst, 0.7))
     published, crossed = [v for v in res.verdicts if "every peer" in v.name]
-    assert published.met and "fairacq's best aopt validation=cross 0.740" in published.detail
-    assert not crossed.met and "every peer's with cross" in crossed.name
+    assert published.met
+    assert "fairacq's best aopt validation=cross 0.740" in published.detail
+    assert not crossed.met
+    assert "every peer's with cross" in crossed.name
     assert "best peer minimax-fair validation=cross 0.750" in crossed.detail
     (beats,) = [v for v in res.verdicts if v.name.startswith("aopt validation=cross beats")]
     assert "uniform validation=cross 0.720" in beats.detail  # against Uniform run the same way
