@@ -289,6 +289,28 @@ def test_each_policy_and_placement_is_its_own_front_with_its_no_threshold_end() 
     assert fronts(run)["fairacq entropy pool"][2].acc == pytest.approx(0.71)
 
 
+def test_datasift_inf_accuracy_weights_are_a_front_checked_against_falcon() -> None:
+    from fairacq.experiments.peers.rows import _front_verdicts
+
+    methods = ["falcon lam=1", "falcon lam=0", "datasift-inf", "datasift-inf accuracy_weight=4"]
+    points = [(0.70, 0.05), (0.80, 0.20), (0.70, 0.02), (0.80, 0.10)]
+    runs = {m: [{"acc": a, "dp": d}] * 2 for m, (a, d) in zip(methods, points, strict=True)}
+    run = _Dataset("d", runs, runs, runs, labels=10, paid=10, mitigation=[])
+    assert [p.label for p in fronts(run)["datasift-inf"]] == methods[2:]
+    (verdict,) = _front_verdicts(run)
+    assert "front (DataSift-Inf, accuracy_weight sweep) dominates" in verdict.name
+    assert verdict.met  # lower at both of Falcon's accuracies
+    assert method_spec(RowsConfig.quick(), "datasift-inf accuracy_weight=4") == (
+        "datasift-inf",
+        {"tau": 0.0, "accuracy_weight": 4.0},
+    )
+    with pytest.raises(InvalidParameterError, match="takes accuracy_weight=<value>"):
+        parse_method("datasift-inf accuracy_weight=-1")
+    three = {m: runs[m] for m in methods[:3]}
+    single = _Dataset("d", three, three, three, labels=10, paid=10, mitigation=[])
+    assert "datasift-inf" not in fronts(single)  # one weight is a point, not a front
+
+
 def test_split_cells_keeps_ratios_per_cell_and_repeats() -> None:
     data = load_dataset("compas")
     seed = spawn_seeds(0, 1)[0]

@@ -110,7 +110,7 @@ class RowsConfig(ExperimentConfig):
 _LABEL_PARAMS: dict[str, dict[str, Callable[[str], Any]]] = {
     "random": {},
     "entropy": {},
-    "datasift-inf": {},
+    "datasift-inf": {"accuracy_weight": lambda v: _number(v, 0.0, None)},
     "fal": {},
     "falcon": {"lam": lambda v: _number(v, 0.0, 1.0)},
     "post-thresholds": {

@@ -122,14 +122,14 @@ class RowTask:
 def method_spec(config: RowsConfig, label: str) -> tuple[str, dict[str, Any]]:
     """Return the registered acquirer and its extra parameters behind a method label.
 
-    A label's own settings (``lam``, ``tol``, ``policy``, ``placement``) pass through;
-    FAL and DataSift-Inf take theirs from the config.
+    A label's own settings (``lam``, ``tol``, ``policy``, ``placement``,
+    ``accuracy_weight``) pass through; FAL and DataSift-Inf take the rest from the config.
     """
     name, params = parse_method(label)
     if name == "fal":
         return "fal", {"n_candidates": config.fal_candidates, "alpha": config.fal_alpha}
     if name == "datasift-inf":
-        return "datasift-inf", {"tau": config.datasift_tau}
+        return "datasift-inf", {"tau": config.datasift_tau, **params}
     return name, params
 
 

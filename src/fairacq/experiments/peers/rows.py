@@ -237,6 +237,9 @@ def fronts(run: _Dataset, where: str = "labels") -> dict[str, list[FrontPoint]]:
             if ours:
                 key = f"fairacq {policy} {placement}"
                 out[key] = [FrontPoint.of(m, runs[m]) for m in ours]
+    inf = [m for m in runs if parse_method(m)[0] == "datasift-inf"]
+    if len(inf) > 1:  # DataSift-Inf's accuracy_weight sweep
+        out["datasift-inf"] = [FrontPoint.of(m, runs[m]) for m in inf]
     out["falcon"] = [FrontPoint.of(m, runs[m]) for m in runs if m.startswith("falcon ")]
     return out
 
@@ -255,6 +258,8 @@ def post_setting(method: str) -> tuple[str, str] | None:
 
 
 def _front_name(key: str) -> str:
+    if key == "datasift-inf":
+        return "DataSift-Inf, accuracy_weight sweep"
     _, policy, placement = key.split(" ")
     end, _, rows = POLICY_FRONTS[policy]
     return (
@@ -269,8 +274,9 @@ def _front_verdicts(run: _Dataset) -> list[Verdict]:
         return []
     return [
         front_verdict(
-            f"{run.name}: fairacq's post-thresholds front ({_front_name(key)}) dominates "
-            f"Falcon's λ front at equal labels seen (<= {run.labels:g})",
+            f"{run.name}: fairacq's {'' if key == 'datasift-inf' else 'post-thresholds '}"
+            f"front ({_front_name(key)}) dominates Falcon's λ front at equal labels seen "
+            f"(<= {run.labels:g})",
             points,
             front["falcon"],
         )
@@ -392,14 +398,10 @@ def _figure(runs: list[_Dataset]) -> Any:
                 capsize=3,
                 label=method,
             )
-        if len(falcon) > 1:
-            ax.plot(
-                [run.mean(m, "acc") for m in falcon],
-                [run.mean(m, "dp") for m in falcon],
-                "k--",
-                lw=0.8,
-                label="Falcon λ front",
-            )
+        _join(ax, run, falcon, "k--", "Falcon λ front")
+        inf = [m for m in run.final if parse_method(m)[0] == "datasift-inf"]
+        inf.sort(key=lambda m: run.mean(m, "acc"))
+        _join(ax, run, inf, ":", "DataSift-Inf accuracy_weight front", color="0.3")
         _draw_fairacq_front(ax, run)
         if run.mitigation:
             acc = np.array([r["test_accuracy"] for r in run.mitigation])
@@ -430,6 +432,13 @@ def _figure(runs: list[_Dataset]) -> Any:
         ax.grid(True, alpha=0.3)
     axes[-1].legend(frameon=False, fontsize=7)
     return fig
+
+
+def _join(ax: Any, run: _Dataset, methods: list[str], style: str, label: str, **kw: Any) -> None:
+    """Join the methods' mean (accuracy, |DP|) points in order, when there are two or more."""
+    if len(methods) > 1:
+        acc = [run.mean(m, "acc") for m in methods]
+        ax.plot(acc, [run.mean(m, "dp") for m in methods], style, lw=0.9, label=label, **kw)
 
 
 def _draw_fairacq_front(ax: Any, run: _Dataset) -> None:
