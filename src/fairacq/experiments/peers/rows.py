@@ -377,7 +377,7 @@ def _datasift_verdicts(run: _Dataset) -> list[Verdict]:
 
 def _figure(runs: list[_Dataset]) -> Any:
     """Accuracy vs |DP| per method (mean ± std over seeds), Falcon's λ front joined."""
-    fig = new_figure(5.5 * len(runs), 4.5)
+    fig = new_figure(5.5 * len(runs) + 2.5, 4.5)  # the legend beside the last panel
     axes = np.atleast_1d(fig.subplots(1, len(runs)))
     for ax, run in zip(axes, runs, strict=True):
         falcon = sorted(
@@ -430,7 +430,7 @@ def _figure(runs: list[_Dataset]) -> Any:
         ax.set_ylabel("test |DP|")
         ax.set_title(run.name)
         ax.grid(True, alpha=0.3)
-    axes[-1].legend(frameon=False, fontsize=7)
+    axes[-1].legend(frameon=False, fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
     return fig
 
 
