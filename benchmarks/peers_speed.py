@@ -10,7 +10,13 @@ influence; wall seconds from ``Acquirer.timings_``) and the milliseconds per rou
 refit + measure): in wall time after the preparation, and in CPU time of the whole run over
 its rounds (the steadier figure on a shared machine).
 
-Prints a table and writes ``benchmarks/out/peers_speed.json``. Run with
+``--data acs-income`` runs the same on ACS Income by sex over the 14 offline states
+(``FAIRACQ_DATA`` must hold them), split per (group, label) cell as ``peers-rows`` does
+(train : validation : pool : test = 1 : 1 : 8 : 4), with the categorical codes either kept
+as numbers (``--codes``, Falcon's own encoding: 8 features) or one-hot encoded (the
+default of fairacq's loader: 787 features).
+
+Prints a table and writes ``benchmarks/out/peers_speed[_acs-income[_codes]].json``. Run with
 ``OMP_NUM_THREADS=1 PYTHONPATH=src python benchmarks/peers_speed.py [--rounds 40]``.
 """
 
@@ -37,6 +43,18 @@ def _split(seed: int) -> tuple[Any, Any, Any, Any]:
     return tuple(data.subset(np.sort(p)) for p in (train, val, test, pool))  # type: ignore[return-value]
 
 
+def _acs_split(seed: int, codes: bool) -> tuple[Any, Any, Any, Any]:
+    from fairacq._random import spawn_seeds
+    from fairacq.data import load_dataset
+    from fairacq.experiments.peers._tasks import ACS_OFFLINE_STATES, split_cells
+
+    data = load_dataset(
+        "acs-income", states=ACS_OFFLINE_STATES, sensitive="sex", one_hot=not codes
+    )
+    train, val, pool, test = split_cells(data, spawn_seeds(seed, 1)[0])
+    return train, val, test, pool
+
+
 def _run(method: str, rounds: int, batch: int, parts: tuple[Any, ...]) -> dict[str, Any]:
     from fairacq.acquisition import make_acquirer
 
@@ -59,6 +77,7 @@ def _run(method: str, rounds: int, batch: int, parts: tuple[Any, ...]) -> dict[s
     return {
         "method": method,
         "pool rows": len(pool),
+        "features": int(pool.to_numpy().shape[1]),
         "rounds": n,
         "batch": batch,
         "cpu s": round(cpu, 2),
@@ -74,10 +93,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--batch", type=int, default=10)
+    parser.add_argument("--data", choices=("adult", "acs-income"), default="adult")
+    parser.add_argument("--codes", action="store_true", help="ACS codes as numbers (Falcon's)")
     args = parser.parse_args()
-    parts = _split(0)
+    acs = args.data == "acs-income"
+    parts = _acs_split(0, args.codes) if acs else _split(0)
     rows = [_run(m, args.rounds, args.batch, parts) for m in ("random", "falcon", "datasift-inf")]
-    report("peers_speed", rows)
+    suffix = ("_acs-income" + ("_codes" if args.codes else "")) if acs else ""
+    report("peers_speed" + suffix, rows)
 
 
 if __name__ == "__main__":

@@ -102,6 +102,27 @@ def test_data_checks():
         check_groups("w", ["a", "b"])
 
 
+@given(st.lists(st.integers(-2, 3), max_size=30), st.sampled_from(["int64", "int8", "uint8"]))
+def test_label_and_group_checks_accept_exactly_what_their_definitions_say(values, dtype):
+    # the fast paths (min/max of integer arrays) against the definitions: labels are 0/1,
+    # groups are integer codes of two or more distinct values
+    arr = np.array(values).astype(dtype)
+    binary = set(arr.tolist()) <= {0, 1}
+    if binary:
+        assert check_binary_labels("w", arr).tolist() == arr.tolist()
+    else:
+        with pytest.raises(InvalidDataError, match="binary 0/1"):
+            check_binary_labels("w", arr)
+    if len(set(arr.tolist())) >= 2:
+        assert check_groups("w", arr).tolist() == arr.tolist()
+    else:
+        with pytest.raises(InvalidDataError, match="single group"):
+            check_groups("w", arr)
+    assert check_binary_labels("w", np.array([0.0, 1.0, 1.0])).tolist() == [0, 1, 1]
+    with pytest.raises(InvalidDataError, match="binary 0/1"):
+        check_binary_labels("w", np.array([0.0, 0.5]))
+
+
 def test_atomic_write_and_json(tmp_path):
     write_json(tmp_path / "a.json", {"x": np.float64(1.5), "y": np.arange(2)})
     assert read_json(tmp_path / "a.json") == {"x": 1.5, "y": [0, 1]}

@@ -259,6 +259,8 @@ def _refuse(where: str, name: str, mask: Any, what: str, fix: str) -> None:
 def check_binary_labels(where: str, y: Any, name: str = "y") -> np.ndarray:
     """Return ``y`` as an int array of 0/1, or raise naming the values found."""
     arr = np.asarray(y)
+    if arr.dtype.kind in "biu" and (arr.size == 0 or (arr.min() >= 0 and arr.max() <= 1)):
+        return arr.astype(np.int64)  # the common case, without sorting the values
     check_no_nan(where, name, arr)
     values = np.unique(arr)
     if not np.isin(values, [0, 1]).all():
@@ -273,6 +275,8 @@ def check_binary_labels(where: str, y: Any, name: str = "y") -> np.ndarray:
 def check_groups(where: str, s: Any, name: str = "s") -> np.ndarray:
     """Return group codes as ints ``0..G-1``-compatible, requiring at least two groups."""
     arr = np.asarray(s)
+    if arr.dtype.kind in "iub" and arr.size and arr.min() != arr.max():
+        return arr.astype(np.int64)  # integer codes of two groups or more, without sorting
     check_no_nan(where, name, arr)
     values = np.unique(arr)
     if len(values) < 2:
