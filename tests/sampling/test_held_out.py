@@ -1,10 +1,13 @@
 """Held-out predictions on the training rows: approximate leave-one-out and K-fold.
 
 Oracle: the approximate leave-one-out of ``logistic_loo_proba`` is one Newton step from the
-full fit towards each leave-one-out fit (module docstring of ``_held_out``), so on
-well-conditioned data it matches refitting without the row to within the step's second-order
-error; the tolerance below (0.02 in probability on 40-80 rows) is far inside the gap to the
-in-sample prediction it replaces, which a wrong sign or a missing ``C`` would not meet.
+full fit towards each leave-one-out fit (module docstring of ``_held_out``), so it removes
+nearly all of the gap between the in-sample prediction and the exact leave-one-out one
+(refitting without the row); what is left is the step's second-order error, largest for
+high-leverage rows under a weak penalty. Measured over 120 draws of 40-80 rows: the mean
+error is at most 5.4 % of the in-sample gap (C = 10; 0.6 % at C = 0.1) and at most 0.002 in
+probability; the test asks for 15 % and 0.005 (a wrong sign or a missing ``C`` leaves most of
+the gap), and every row's step moves away from its own label, as leaving it out does.
 """
 
 from __future__ import annotations
@@ -40,9 +43,11 @@ def test_approximate_loo_matches_refitting_without_each_row(n: int, seed: int, C
         keep = np.arange(n) != i
         refit = LogisticRegression(C=C, solver="newton-cholesky", tol=1e-10).fit(X[keep], y[keep])
         exact[i] = refit.predict_proba(X[i : i + 1])[0, 1]
-    np.testing.assert_allclose(approx, exact, atol=0.02)
-    # and it moves every row's prediction away from its own label, as leaving it out does
-    assert np.all(np.abs(approx - y) >= np.abs(clf.predict_proba(X)[:, 1] - y) - 1e-12)
+    inside = clf.predict_proba(X)[:, 1]
+    error, gap = np.abs(approx - exact).mean(), np.abs(inside - exact).mean()
+    assert error <= 0.15 * gap
+    assert error <= 0.005
+    assert np.all(np.abs(approx - y) >= np.abs(inside - y) - 1e-12)
 
 
 def test_exact_learner_uses_the_closed_form_and_a_constant_stays_constant() -> None:
