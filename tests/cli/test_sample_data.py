@@ -264,3 +264,8 @@ def test_cross_validation_trains_on_every_sample(table_csv: Path, tmp_path: Path
     assert (counts["validation"] == 0).all()
     assert (counts["samples"] == counts["train"]).all()
     assert "training draws only" in (tmp_path / "summary.md").read_text()
+    res = _run(
+        "sample", "--data", table_csv, *BASE, "--sensitive", "gender", "--budget", "40",
+        "--validation", "cross", *FAST, "--no-baseline", "--out", tmp_path / "t",
+    )  # fmt: skip
+    assert "Samples per group (training draws;" in res.stdout

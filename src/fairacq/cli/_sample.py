@@ -142,10 +142,10 @@ def _note(table: FairDataset, samples: int, budget: str, validation: str) -> str
     )
 
 
-def _print(rows: list[dict[str, str]], line: str, out: Path) -> None:
+def _print(rows: list[dict[str, str]], line: str, out: Path, validation: str) -> None:
+    draws = "training + validation draws" if validation == "paired" else "training draws"
     table = Table(
-        title="Samples per group (training + validation draws; mean ± std over trials)",
-        title_justify="left",
+        title=f"Samples per group ({draws}; mean ± std over trials)", title_justify="left"
     )
     for col in rows[0] if rows else []:
         table.add_column(col, justify="left" if col == "group" else "right")
@@ -264,4 +264,4 @@ def sample_cmd(
     if as_json:
         typer.echo(json.dumps(summary, indent=2))
     else:
-        _print(people_table(result), worst_group_line(result), out)
+        _print(people_table(result), worst_group_line(result), out, validation)
