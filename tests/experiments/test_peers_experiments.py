@@ -227,6 +227,24 @@ def test_groups_cross_runs_get_their_own_panel_verdicts_and_uniform() -> None:
     assert colour(left, "aopt") == colour(right, "aopt") != colour(right, "uniform")
 
 
+def test_groups_run_on_another_named_data_set() -> None:
+    with pytest.raises(UnknownNameError, match="Did you mean 'compas'"):
+        GroupsConfig.quick(dataset="compass")
+    config = GroupsConfig.quick(
+        dataset="compas", groups=("race", "sex"), budgets=(100,), methods=("uniform",),
+        mitigations=(),
+    )  # fmt: skip
+    canned = _CannedExecutor({("uniform", 100): 0.7}, 0.7)
+    plain = canned._traces(("uniform", 100))
+    meta = {**plain[0].meta, "exhausted": ["a"], "redirected_rounds": 7}
+    ran_out = Trace(plain[0].to_frame(), meta)
+    canned._traces = lambda item: [ran_out, plain[1]]  # type: ignore[method-assign]
+    res = run_groups(config, canned)
+    assert "in: uniform at 100 (1 of 2, 7 rounds)." in " ".join(res.notes)
+    assert {r["dataset"] for r in res.rows} == {"compas"}
+    assert res.title.startswith("compas, race x sex:")
+
+
 def test_groups_labels_take_validation_only() -> None:
     assert parse_sampler("aopt validation=cross") == ("aopt", {"validation": "cross"})
     with pytest.raises(InvalidParameterError, match="takes validation=<value>"):

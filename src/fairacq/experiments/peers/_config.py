@@ -193,8 +193,10 @@ class GroupsConfig(ExperimentConfig):
 
     Parameters
     ----------
+    dataset : str
+        A named data set (:func:`fairacq.data.load_dataset`); Adult by default.
     groups : tuple of str
-        Sensitive attributes whose intersections are the groups.
+        Its sensitive attributes whose intersections are the groups.
     budgets : tuple of int
         Draws per run (training plus paired validation draws).
     methods : tuple of str
@@ -211,6 +213,7 @@ class GroupsConfig(ExperimentConfig):
     # docs/paper-notes/peers-groups.md measured 500 / 1000 / 2000 (paper 001 §5: 2000).
     FULL: ClassVar[dict[str, Any]] = {"n_trials": 5, "budgets": (500, 1000, 2000)}
 
+    dataset: str = "adult"
     groups: tuple[str, ...] = ("race_binary", "sex")
     budgets: tuple[int, ...] = (500, 1000, 2000)
     # fairacq's samplers (paper 001's Aopt, Aopt+, ε-greedy, greedy; Uniform), then the peers
@@ -244,6 +247,9 @@ class GroupsConfig(ExperimentConfig):
         super().__post_init__()
         if not self.budgets or min(self.budgets) < 1:
             raise InvalidParameterError("GroupsConfig: budgets must be >= 1 (one at least).")
+        from fairacq.data import dataset_info
+
+        dataset_info(self.dataset)  # an unknown name fails here, with the closest one
         if not self.methods:
             raise InvalidParameterError("GroupsConfig: name one method at least.")
         for label in self.methods:

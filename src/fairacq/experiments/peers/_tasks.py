@@ -187,7 +187,7 @@ def _threshold_optimizer(
 
 
 def _groups_data(config: GroupsConfig) -> FairDataset:
-    return load_dataset("adult").with_sensitive(*config.groups)
+    return load_dataset(config.dataset).with_sensitive(*config.groups)
 
 
 def groups_task(config: GroupsConfig, task: tuple[str, int]) -> list[Trace]:

@@ -67,14 +67,14 @@ def run_groups(config: GroupsConfig, executor: Executor) -> ExperimentResult:
     result = ExperimentResult(
         experiment="peers-groups",
         preset=config.preset,
-        title="Adult, race_binary x sex: Aopt, Uniform, Slice Tuner, MinimaxFair, "
-        "Abernethy ε-greedy, and fairlearn mitigation on Uniform's rows; worst-group test "
-        "accuracy",
+        title=f"{config.dataset}, {' x '.join(config.groups)}: Aopt, Uniform, Slice Tuner, "
+        "MinimaxFair, Abernethy ε-greedy, and fairlearn mitigation on Uniform's rows; "
+        "worst-group test accuracy",
         config=config.to_dict(),
     )
     for (method, budget), traces in runs.items():
         result.traces[f"{method} b{budget}"] = traces
-        result.rows += _rows(method, budget, traces)
+        result.rows += _rows(config.dataset, method, budget, traces)
     result.rows += _mitigation_rows(config, mits)
     result.figures["peers-groups"] = _figure(config, runs, mits)
     result.tables["Final worst-group test accuracy (mean ± std over seeds)"] = _table(
@@ -90,8 +90,8 @@ def run_groups(config: GroupsConfig, executor: Executor) -> ExperimentResult:
     return result
 
 
-def _rows(method: str, budget: int, traces: list[Trace]) -> list[dict[str, Any]]:
-    keys: dict[str, Any] = {"dataset": "adult", "method": method, "budget": budget}
+def _rows(dataset: str, method: str, budget: int, traces: list[Trace]) -> list[dict[str, Any]]:
+    keys: dict[str, Any] = {"dataset": dataset, "method": method, "budget": budget}
     rows = [mean_std_row(_worst(traces), metric="final_test_worst_acc", **keys)]
     for group in traces[0].meta.get("groups", []):
         rows.append(
@@ -115,7 +115,8 @@ def _mitigation_rows(config: GroupsConfig, mits: MitRuns) -> list[dict[str, Any]
     for budget in config.budgets:
         for name in config.mitigations:
             trials = mits[name, budget]
-            keys: dict[str, Any] = {"dataset": "adult", "method": _label(name), "budget": budget}
+            keys: dict[str, Any] = {"dataset": config.dataset, "method": _label(name)}
+            keys["budget"] = budget
             rows.append(mean_std_row(_values(trials, "fit_failed"), metric="fit_failed", **keys))
             scores = [("final_test_worst_acc", "test_worst_acc")] + [
                 (k, k) for k in sorted(trials[0]) if k.startswith("test_acc")
@@ -126,7 +127,7 @@ def _mitigation_rows(config: GroupsConfig, mits: MitRuns) -> list[dict[str, Any]
                     rows.append(mean_std_row(kept, metric=metric, **keys))
         if config.mitigations:
             trials = mits[config.mitigations[0], budget]
-            keys = {"dataset": "adult", "method": _label("none"), "budget": budget}
+            keys = {"dataset": config.dataset, "method": _label("none"), "budget": budget}
             for metric, key in (
                 ("final_test_worst_acc", "plain_test_worst_acc"),
                 ("test_accuracy", "plain_test_accuracy"),
@@ -337,6 +338,22 @@ def _best_mitigation(config: GroupsConfig, mits: MitRuns, budget: int) -> tuple[
     return name, means[name]
 
 
+def _exhausted_notes(runs: Runs) -> list[str]:
+    """Say where the pool ran out of a group a rule chose (its rounds drew a fallback)."""
+    cells = []
+    for (method, budget), traces in runs.items():
+        hit = [t for t in traces if "exhausted" in t.meta]
+        if hit:
+            rounds = sum(int(t.meta["redirected_rounds"]) for t in hit)
+            cells.append(f"{method} at {budget} ({len(hit)} of {len(traces)}, {rounds} rounds)")
+    if not cells:
+        return []
+    return [
+        "The pool ran out of a group the rule chose, so those rounds drew the rule's fallback "
+        "group (the allocation there is not the rule's own), in: " + "; ".join(cells) + "."
+    ]
+
+
 def _notes(config: GroupsConfig, runs: Runs, mits: MitRuns) -> list[str]:
     notes = [
         "Every sampler runs with its defaults (Abernethy's ε-greedy with its averaged-SGD "
@@ -361,6 +378,7 @@ def _notes(config: GroupsConfig, runs: Runs, mits: MitRuns) -> list[str]:
         notes.append(f"Budget {budget}: " + ", ".join(f"{m} {v:.3f}" for m, v in ranking) + ".")
         if config.mitigations:
             notes.append(_mitigation_note(config, mits, budget, ranking[0]))
+    notes += _exhausted_notes(runs)
     if config.preset == "quick":
         notes.append(
             f"Quick preset: budgets {', '.join(map(str, config.budgets))}, "
@@ -375,7 +393,8 @@ register(
         family="sampling",
         paper="peers: Slice Tuner (SIGMOD 2021), MinimaxFair (AIES 2021), Abernethy et al. "
         "(ICML 2022) beside paper 001",
-        title="Adult race x sex: worst-group accuracy of Aopt and its peers at three budgets",
+        title="Adult race x sex (or another data set's groups): worst-group accuracy of Aopt "
+        "and its peers at three budgets",
         config_cls=GroupsConfig,
         run=run_groups,  # type: ignore[arg-type]
     )
