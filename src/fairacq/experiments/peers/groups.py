@@ -115,8 +115,11 @@ def _mitigation_rows(config: GroupsConfig, mits: MitRuns) -> list[dict[str, Any]
     for budget in config.budgets:
         for name in config.mitigations:
             trials = mits[name, budget]
-            keys: dict[str, Any] = {"dataset": config.dataset, "method": _label(name)}
-            keys["budget"] = budget
+            keys: dict[str, Any] = {
+                "dataset": config.dataset,
+                "method": _label(name),
+                "budget": budget,
+            }
             rows.append(mean_std_row(_values(trials, "fit_failed"), metric="fit_failed", **keys))
             scores = [("final_test_worst_acc", "test_worst_acc")] + [
                 (k, k) for k in sorted(trials[0]) if k.startswith("test_acc")

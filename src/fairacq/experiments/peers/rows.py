@@ -13,6 +13,7 @@ Findings and choices: ``docs/paper-notes/peers-rows.md``.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -237,11 +238,16 @@ def fronts(run: _Dataset, where: str = "labels") -> dict[str, list[FrontPoint]]:
             if ours:
                 key = f"fairacq {policy} {placement}"
                 out[key] = [FrontPoint.of(m, runs[m]) for m in ours]
-    inf = [m for m in runs if parse_method(m)[0] == "datasift-inf"]
+    inf = _datasift_inf(runs)
     if len(inf) > 1:  # DataSift-Inf's accuracy_weight sweep
         out["datasift-inf"] = [FrontPoint.of(m, runs[m]) for m in inf]
     out["falcon"] = [FrontPoint.of(m, runs[m]) for m in runs if m.startswith("falcon ")]
     return out
+
+
+def _datasift_inf(labels: Iterable[str]) -> list[str]:
+    """Return the DataSift-Inf labels (its accuracy_weight settings), in order."""
+    return [m for m in labels if parse_method(m)[0] == "datasift-inf"]
 
 
 def post_setting(method: str) -> tuple[str, str] | None:
@@ -399,8 +405,7 @@ def _figure(runs: list[_Dataset]) -> Any:
                 label=method,
             )
         _join(ax, run, falcon, "k--", "Falcon λ front")
-        inf = [m for m in run.final if parse_method(m)[0] == "datasift-inf"]
-        inf.sort(key=lambda m: run.mean(m, "acc"))
+        inf = sorted(_datasift_inf(run.final), key=lambda m: run.mean(m, "acc"))
         _join(ax, run, inf, ":", "DataSift-Inf accuracy_weight front", color="0.3")
         _draw_fairacq_front(ax, run)
         if run.mitigation:
