@@ -23,6 +23,7 @@ from fairacq._version import __version__
 from fairacq.exceptions import (
     BudgetError,
     CorruptFileError,
+    DegenerateModelError,
     FairacqError,
     InvalidDataError,
     InvalidParameterError,
@@ -42,6 +43,7 @@ __all__ = [
     "BudgetError",
     "CheckpointCallback",
     "CorruptFileError",
+    "DegenerateModelError",
     "FairDataset",
     "FairacqError",
     "InvalidDataError",

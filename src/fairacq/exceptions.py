@@ -9,6 +9,7 @@ The tree is small on purpose::
     ├── BudgetError(ValueError)            a budget or batch that the pool cannot serve
     ├── NotFittedError(ValueError, AttributeError)
     ├── CorruptFileError(OSError)          a file that cannot be read or whose checksum differs
+    ├── DegenerateModelError(ValueError)   a model whose probabilities are NaN, out of [0, 1]
     ├── SchedulerUnreachableError(ConnectionError) no dask scheduler answers at an address
     └── MissingDependencyError(ImportError) an optional dependency that is not installed
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 __all__ = [
     "BudgetError",
     "CorruptFileError",
+    "DegenerateModelError",
     "FairacqError",
     "InvalidDataError",
     "InvalidParameterError",
@@ -59,6 +61,13 @@ class NotFittedError(FairacqError, ValueError, AttributeError):
 
 class CorruptFileError(FairacqError, OSError):
     """A file cannot be parsed, or its checksum does not match the expected one."""
+
+
+class DegenerateModelError(FairacqError, ValueError):
+    """A model's outputs are not a classifier's (NaN, outside [0, 1], one column per class).
+
+    Nothing said about such a model's fairness can be trusted.
+    """
 
 
 class SchedulerUnreachableError(FairacqError, ConnectionError):

@@ -10,13 +10,15 @@ baseline on a stratified split and reports its per-group table and fairness metr
 ThresholdOptimizer and ExponentiatedGradient, reweighing) and :func:`evaluate_mitigation`
 scores them the same way; :func:`fit_thresholds` fits group thresholds within a tolerance
 on a trained model (the knob of post-processing) and :func:`evaluate_thresholds` scores
-them. :func:`fit_biased_mf` fits a biased matrix factorisation (:class:`BiasedMF`) of
+them. :func:`check_probabilities` refuses outputs no classifier gives (NaN, outside [0, 1])
+and :func:`one_class_problem` words the warning for a model that predicts one class. :func:`fit_biased_mf` fits a biased matrix factorisation (:class:`BiasedMF`) of
 ratings by alternating least squares.
 """
 
 from fairacq.models._audit import AuditReport, audit
 from fairacq.models._biased_mf import BiasedMF, fit_biased_mf
 from fairacq.models._evaluate import DEFAULT_METRICS, evaluate, predict_scores
+from fairacq.models._health import check_probabilities, is_one_class, one_class_problem
 from fairacq.models._group_thresholds import (
     GroupThresholds,
     place_on_unlabelled,
@@ -60,6 +62,7 @@ __all__ = [
     "MitigatedModel",
     "audit",
     "available_learners",
+    "check_probabilities",
     "describe_learner",
     "describe_thresholds",
     "evaluate",
@@ -70,9 +73,11 @@ __all__ = [
     "fit_thresholds",
     "group_rates",
     "is_learner",
+    "is_one_class",
     "learner_spec",
     "make_learner",
     "mitigation_unavailable",
+    "one_class_problem",
     "partial_update",
     "place_on_unlabelled",
     "predict_scores",

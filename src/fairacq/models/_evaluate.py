@@ -10,6 +10,7 @@ from numpy.typing import NDArray
 
 from fairacq.data import FairDataset
 from fairacq.metrics import compute
+from fairacq.models._health import check_probabilities
 
 __all__ = ["DEFAULT_METRICS", "evaluate", "predict_scores"]
 
@@ -23,9 +24,14 @@ DEFAULT_METRICS: tuple[str, ...] = (
 
 
 def predict_scores(model: Any, X: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Probability of the positive class for each row."""
-    proba = np.asarray(model.predict_proba(X), dtype=np.float64)
-    return proba[:, 1] if proba.ndim == 2 else proba
+    """Probability of the positive class for each row.
+
+    Raises
+    ------
+    DegenerateModelError
+        When the model's probabilities are NaN, outside [0, 1] or not one column per class.
+    """
+    return check_probabilities(model.predict_proba(X), where="the model")
 
 
 def evaluate(
