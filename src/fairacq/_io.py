@@ -15,7 +15,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -36,6 +36,43 @@ def _label(path: Path, option: str | None) -> str:
     return f"{option} {path}" if option else str(path)
 
 
+#: The inputs of a command, by the option that named them; a value may be one path, several
+#: or None (not given).
+Inputs = Mapping[str, "str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | None"]
+
+
+def _given(inputs: Inputs | None) -> Iterator[tuple[str, Path]]:
+    """Each (option, path) of ``inputs`` that names an existing file or folder."""
+    for option, value in (inputs or {}).items():
+        if value is None:
+            continue
+        values = [value] if isinstance(value, (str, os.PathLike)) else list(value)
+        for one in values:
+            path = Path(one)
+            if str(one) and path.exists():
+                yield option, path
+
+
+def _same(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` are one file (links and hard links included)."""
+    if a.exists() and b.exists():
+        return os.path.samefile(a, b)
+    return a.resolve() == b.resolve()
+
+
+def _clash(out: Path, option: str | None, inputs: Inputs | None, *, folder: bool) -> None:
+    """Refuse an output that would replace one of the command's inputs."""
+    for name, path in _given(inputs):
+        real_out, real_in = out.resolve(), path.resolve()
+        inside = folder and (real_in == real_out or real_out in real_in.parents)
+        if inside or (not folder and _same(out, path)):
+            where = "lies inside the output folder" if folder else "is the output file"
+            raise InvalidParameterError(
+                f"{_label(out, option)} would overwrite an input: {name} {path} {where}. "
+                "Pass another output path; inputs are never written over."
+            )
+
+
 def _blocked_parent(path: Path) -> Path | None:
     """Return the nearest existing ancestor of ``path`` if it is not a directory."""
     for parent in path.parents:
@@ -44,7 +81,9 @@ def _blocked_parent(path: Path) -> Path | None:
     return None
 
 
-def check_output_dir(path: str | os.PathLike[str], *, option: str | None = None) -> Path:
+def check_output_dir(
+    path: str | os.PathLike[str], *, option: str | None = None, inputs: Inputs | None = None
+) -> Path:
     """Check, before any work, that ``path`` can be an output directory; return it.
 
     It may exist (as a directory) or not; nothing is created.
@@ -55,11 +94,14 @@ def check_output_dir(path: str | os.PathLike[str], *, option: str | None = None)
         The directory.
     option : str or None, default=None
         The command-line option that named it (``"--out"``), quoted in the error.
+    inputs : mapping of str to path-like, paths or None, optional
+        The command's inputs by option (``{"--data": path}``); none may lie inside ``path``.
 
     Raises
     ------
     InvalidParameterError
-        If ``path`` or one of its parents is an existing file (one line, with the fix).
+        If ``path`` is empty or the current folder, ``path`` or one of its parents is an
+        existing file, or an input lies inside it (one line, with the fix).
 
     Examples
     --------
@@ -75,6 +117,11 @@ def check_output_dir(path: str | os.PathLike[str], *, option: str | None = None)
     an existing file
     """
     out = Path(path)
+    if str(path) in ("", "."):
+        raise InvalidParameterError(
+            f"{option or 'the output folder'} is empty or the current folder, where this run's "
+            "files would mix with yours. Pass a folder of its own, e.g. runs/first."
+        )
     if out.exists() and not out.is_dir():
         raise InvalidParameterError(
             f"{_label(out, option)} is an existing file, but an output folder is needed. "
@@ -86,6 +133,7 @@ def check_output_dir(path: str | os.PathLike[str], *, option: str | None = None)
             f"{_label(out, option)}: {blocked} is a file, so no folder can be made inside it. "
             "Pass a folder whose parents are folders."
         )
+    _clash(out, option, inputs, folder=True)
     return out
 
 
@@ -94,6 +142,7 @@ def check_output_file(
     *,
     option: str | None = None,
     suffixes: tuple[str, ...] | None = None,
+    inputs: Inputs | None = None,
 ) -> Path:
     """Check, before any work, that ``path`` can be an output file; return it.
 
@@ -105,12 +154,14 @@ def check_output_file(
         The command-line option that named it, quoted in the error.
     suffixes : tuple of str or None, default=None
         Accepted endings (e.g. ``(".parquet", ".csv")``); ``None`` accepts any.
+    inputs : mapping of str to path-like, paths or None, optional
+        The command's inputs by option; ``path`` may be none of them (links followed).
 
     Raises
     ------
     InvalidParameterError
-        If ``path`` is an existing directory, a parent is a file, or its ending is not
-        one of ``suffixes`` (one line, with the fix).
+        If ``path`` is an existing directory, a parent is a file, its ending is not one of
+        ``suffixes``, or it is one of ``inputs`` (one line, with the fix).
     """
     out = Path(path)
     if out.is_dir():
@@ -129,6 +180,7 @@ def check_output_file(
             f"{_label(out, option)}: unsupported file type. Pass a name ending in "
             f"{' or '.join(suffixes)}."
         )
+    _clash(out, option, inputs, folder=False)
     return out
 
 
