@@ -122,6 +122,7 @@ def test_cost_column_prices_the_pool_rows(table_csv, tmp_path):
         (("--budget", "0.2"), "--budget"),
         (("--question", "groups", "--cost", "fee"), "--cost"),
         (("--methods", "datasfit"), "Did you mean 'datasift'"),
+        (("--max-accuracy-loss", "1.5"), "--max-accuracy-loss is a share of accuracy"),
     ],
 )
 def test_bad_options_exit_2_with_one_line(table_csv, tmp_path, args, message):
@@ -130,3 +131,100 @@ def test_bad_options_exit_2_with_one_line(table_csv, tmp_path, args, message):
     assert result.exit_code == 2, result.output
     assert message in result.output
     assert len([line for line in result.output.splitlines() if line.startswith("error:")]) == 1
+
+
+def _variant(tmp_path: Path, name: str, frame: pd.DataFrame) -> Path:
+    path = tmp_path / f"{name}.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+QUICK = ("--question", "rows", "--budget", "10%", "--seeds", 1, "--methods", "threshold-dp")
+
+
+def _never_called_fair(result) -> None:
+    assert result.exit_code == 0, result.output
+    assert "already meets" not in result.stdout
+    assert "Recommended: no action" not in result.stdout
+
+
+def test_two_seeds_report_the_front_the_intervals_and_thin_evidence(table_csv, tmp_path):
+    out = tmp_path / "thin"
+    result = _run(
+        "--data", table_csv, *ROLES, "--question", "rows", "--budget", "10%", "--seeds", 2,
+        "--methods", "threshold-dp", "--target", "dp<=0.5", "--max-accuracy-loss", 0.05,
+        "--out", out,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "The evidence is thin: only 2 seeds" in result.stdout
+    assert "95%" in result.stdout
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["recommendation"]["max_accuracy_loss"] == 0.05
+    assert summary["recommendation"]["evidence"]["thin"]
+    assert summary["recommendation"]["evidence"]["seeds_needed"] >= 3
+    for row in summary["rows"]:
+        assert {"pareto", "met_interval", "ok_seeds", "same_as", "one_class_seeds"} <= set(row)
+        assert 0 <= row["met_interval"][0] <= row["met_interval"][1] <= 1
+    assert any(row["pareto"] for row in summary["rows"])
+    report = (out / "report.html").read_text()
+    assert "on the accuracy-fairness-cost front" in report
+    assert "95 % interval" in report
+    assert "The evidence is thin" in report
+
+
+def test_a_constant_model_is_never_called_fair(table_csv, tmp_path):
+    out = tmp_path / "dummy"
+    result = _run(
+        "--data", table_csv, *ROLES, *QUICK, "--model", "sklearn.dummy:DummyClassifier",
+        "--out", out,
+    )  # fmt: skip
+    _never_called_fair(result)
+    assert "warning: no action: its model predicts one class for every test row" in (result.stderr)
+    summary = json.loads((out / "summary.json").read_text())
+    assert "no action" in summary["recommendation"]["one_class"]
+    assert any(
+        w.startswith("no action: its model predicts one class") for w in summary["warnings"]
+    )
+
+
+def test_a_label_with_one_percent_positives_is_never_called_fair(tmp_path):
+    frame = _table(1500, seed=3)
+    rng = np.random.default_rng(0)
+    frame["decision"] = np.where(rng.random(len(frame)) < 0.01, "offer", "decline")
+    frame.loc[frame.index[:4], "decision"] = "offer"  # a few in each group
+    frame.loc[frame.index[:2], "gender"] = "woman"
+    frame.loc[frame.index[2:4], "gender"] = "man"
+    result = _run("--data", _variant(tmp_path, "rare", frame), *ROLES, *QUICK,
+                  "--out", tmp_path / "rare")  # fmt: skip
+    _never_called_fair(result)
+    assert "predicts one class" in result.stderr
+
+
+def test_a_pool_row_holding_huge_values_is_never_called_fair(tmp_path):
+    frame = _table(400, seed=1)
+    frame.loc[5, "years_experience"] = 1e308
+    frame.loc[6, "years_experience"] = -1e308
+    result = _run("--data", _variant(tmp_path, "huge", frame), *ROLES, *QUICK,
+                  "--out", tmp_path / "huge")  # fmt: skip
+    assert result.exit_code in (0, 2), result.output
+    if result.exit_code == 2:
+        assert len([x for x in result.output.splitlines() if x.startswith("error:")]) == 1
+    else:
+        _never_called_fair(result)
+        assert "warning:" in result.stderr
+
+
+def test_a_model_with_nan_probabilities_stops_with_one_error_line(table_csv, tmp_path):
+    result = _run(
+        "--data", table_csv, *ROLES, *QUICK, "--model", "tests.cli.nan_proba_model:NanProba",
+        "--out", tmp_path / "nan",
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1
+    assert (
+        "no action, the strategy every other is measured against, has no usable model"
+        in (errors[0])
+    )
+    assert "not numbers" in errors[0]
+    assert "Traceback" not in result.output

@@ -10,7 +10,12 @@ import pytest
 from fairacq import Trace
 from fairacq.compare import compare_strategies, make_plan, write_compare_report
 from fairacq.data import load_toy
-from fairacq.exceptions import FairacqError, InvalidParameterError, UnknownNameError
+from fairacq.exceptions import (
+    BudgetError,
+    InvalidParameterError,
+    ResultWarning,
+    UnknownNameError,
+)
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
@@ -115,8 +120,39 @@ def test_bad_requests_are_refused():
         compare_strategies(toy, "groups", costs=np.ones(len(toy)))
     with pytest.raises(InvalidParameterError, match="seeds"):
         compare_strategies(toy, "rows", n_seeds=0)
-    with pytest.raises(FairacqError, match=r"No strategy ran to the end.*larger than"):
+    with pytest.raises(BudgetError, match=r"more than the samplers can draw.*105 or less"):
         compare_strategies(toy, "groups", budget="90%", n_seeds=1, methods=["aopt"])
+
+
+def test_the_accuracy_tolerance_is_checked():
+    for loss in (-0.1, 1.5, float("nan")):
+        with pytest.raises(InvalidParameterError, match="--max-accuracy-loss"):
+            compare_strategies(load_toy(200), "rows", max_accuracy_loss=loss)
+
+
+def test_a_constant_model_warns_and_is_never_recommended():
+    from sklearn.dummy import DummyClassifier
+
+    with pytest.warns(ResultWarning, match="its model predicts one class") as caught:
+        result = compare_strategies(
+            load_toy(300), "rows", budget=20, n_seeds=1, methods=["threshold-dp"],
+            learner=DummyClassifier(),
+        )  # fmt: skip
+    assert str(caught[0].message).startswith("no action: its model predicts one class")
+    assert result.recommendation.method is None
+    assert "no action" in result.recommendation.degenerate
+    assert "already meets" not in result.recommendation.text
+    assert result.to_dict()["warnings"][0].startswith("no action: its model predicts one class")
+    assert all(row["met_seeds"] == 0 for row in result.table)
+
+
+def test_the_rows_table_flags_its_strategies(rows_result):
+    names = [r["method"] for r in rows_result.table]
+    for row in rows_result.table:
+        assert row["one_class_seeds"] == 0
+        assert row["same_as"] is None or row["same_as"] in names
+        assert isinstance(row["pareto"], bool)
+    assert rows_result.to_dict()["recommendation"]["max_accuracy_loss"] == 0.02
 
 
 def test_trace_renders_in_jupyter():

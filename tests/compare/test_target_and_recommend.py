@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from fairacq.compare import Target, parse_target, recommend
+from fairacq.compare import Target, parse_target
 from fairacq.exceptions import InvalidParameterError
 
 DP = "demographic_parity_diff_abs"
@@ -38,53 +38,3 @@ def test_met_and_shortfall_follow_the_direction():
     worst = Target("worst_group_accuracy", ">=", 0.7)
     assert worst.met(0.71)
     assert worst.shortfall(0.6) == pytest.approx(0.1)
-
-
-def _row(method, cost, gap, loss, *, met=3, seeds=3):
-    return {
-        "method": method, "kind": "k", "seeds": seeds, "cost": cost, DP: gap,
-        f"{DP}_std": 0.01, "accuracy": 0.8 - loss, "accuracy_loss": loss, "met_seeds": met,
-        "reached": TARGET.met(gap), "shortfall": TARGET.shortfall(gap),
-    }  # fmt: skip
-
-
-def _recommend(rows):
-    return recommend(rows, TARGET, unit="rows", baseline="no action", budget=100)
-
-
-def test_the_cheapest_strategy_reaching_the_target_is_recommended():
-    rec = _recommend(
-        [
-            _row("no action", 0, 0.2, 0.0, met=0),
-            _row("datasift", 60, 0.04, 0.01),
-            _row("threshold-dp", 0, 0.03, 0.05),
-            _row("random", 100, 0.1, 0.0, met=0),
-        ]
-    )
-    assert rec.reached
-    assert rec.method == "threshold-dp"
-    assert "least cost" in rec.text
-    assert "losing 5.0 accuracy points" in rec.text
-    assert "If accuracy matters more: datasift" in rec.text
-
-
-def test_no_action_already_meeting_the_target_says_so():
-    rec = _recommend(
-        [
-            _row("no action", 0, 0.04, 0.0),
-            _row("reweighing", 0, 0.03, -0.001),
-            _row("datasift", 50, 0.02, -0.01),
-        ]
-    )
-    assert rec.method == "no action"
-    assert "already meets" in rec.text
-    assert "If accuracy matters more: datasift" in rec.text
-
-
-def test_none_reaching_the_target_names_the_closest_honestly():
-    rec = _recommend([_row("no action", 0, 0.2, 0.0, met=0), _row("inf", 80, 0.07, 0.02, met=1)])
-    assert not rec.reached
-    assert rec.method is None
-    assert rec.closest == "inf"
-    assert rec.text.startswith("No strategy reached demographic parity gap <= 0.05")
-    assert "Closest: inf" in rec.text

@@ -60,7 +60,16 @@ TargetOpt = Annotated[
     str,
     typer.Option(
         "--target",
-        help='The bound to reach on the test rows, e.g. "dp<=0.05", "eo<=0.1", "worst>=0.7".',
+        help='The bound to reach on the test rows: a gap pushed down, "dp<=0.05" (dp, eo, '
+        'eopp), or an accuracy pushed up, "worst>=0.7" (acc, worst); a value in [0, 1].',
+    ),
+]
+MaxLossOpt = Annotated[
+    float,
+    typer.Option(
+        "--max-accuracy-loss",
+        help="Accuracy a recommended strategy may lose against doing nothing (rows) or "
+        "Uniform (groups), as a share: 0.02 is two accuracy points.",
     ),
 ]
 MethodsOpt = Annotated[
@@ -73,8 +82,14 @@ MethodsOpt = Annotated[
 ]
 
 
-def _check(data: Path | None, label: str, budget: str, batch: str) -> None:
+def _check(data: Path | None, label: str, budget: str, batch: str, target: str) -> None:
+    """Refuse what is wrong before the table is read: what compare_strategies checks too.
+
+    The sizes against the simulated pool, and the methods against the model, are checked by
+    :func:`fairacq.compare.compare_strategies` once the table is read, before any run.
+    """
     from fairacq.cli._acquire_inputs import parse_size
+    from fairacq.compare import parse_target
 
     if data is None:
         raise fail("compare needs --data FILE: your labelled table, with --label and --sensitive.")
@@ -82,31 +97,70 @@ def _check(data: Path | None, label: str, budget: str, batch: str) -> None:
         raise fail("--data needs --label COL naming the outcome column.")
     parse_size(budget, 1.0, "--budget")  # the form now; the size once the table is split
     parse_size(batch, 1.0, "--batch")
+    with user_errors():
+        parse_target(target)
 
 
 def _print(summary: dict[str, Any], out: Path) -> None:
+    from rich import box
     from rich.table import Table
 
     target = summary["target"]
     metric = target["metric"]
     short = {v: k for k, v in _ALIASES.items()}.get(metric, metric)
+    allowed = summary["recommendation"]["max_accuracy_loss"] * 100
+    notes = [note for row in summary["rows"] if (note := _note(row))]
     table = Table(
-        title=f"Strategies on the test rows (mean over seeds; target {target['text']})",
+        title=f"Strategies on the test rows (mean over seeds; target {target['text']}; at most "
+        f"{allowed:.1f} accuracy points lost against {summary['baseline']})",
         title_justify="left",
+        caption="loss: accuracy points lost; met: seeds meeting the target, 95%: interval of "
+        "that share; ok: seeds meeting it within the loss allowed; *: on the front, nothing "
+        "beats it on cost, fairness and accuracy at once." + "".join(f"\n{n}" for n in notes),
+        caption_justify="left",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1, 0, 0),
     )
-    for col in ("strategy", "cost", "accuracy", short, "met"):
-        table.add_column(col, justify="left" if col == "strategy" else "right")
+    for col in ("strategy", "cost", "accuracy", "loss", short, "met", "95%", "ok"):
+        table.add_column(col, justify="left" if col == "strategy" else "right", no_wrap=True)
+    table.add_column("*", justify="center", no_wrap=True)
     for row in summary["rows"]:
-        table.add_row(
-            row["method"],
-            _number(row.get("cost"), ".0f"),
-            _number(row.get("accuracy"), ".3f"),
-            _number(row.get(metric), ".3f"),
-            f"{row['met_seeds']}/{row['seeds']}",
-        )
+        table.add_row(*_cells(row, metric))
     console.print(table)
     console.print(summary["recommendation"]["text"], markup=False)
     console.print(f"Wrote {out}/report.html and {out}/summary.json", markup=False)
+
+
+def _note(row: dict[str, Any]) -> str:
+    """Return the line under the table for a repeat or a one-class model (or "")."""
+    if row.get("same_as"):
+        same = row["same_as"]
+        return f"{row['method']} = {same}: same results as {same} on every seed."
+    if row["one_class_seeds"]:
+        return (
+            f"{row['method']} (!): its model predicts one class for every test row in "
+            f"{row['one_class_seeds']}/{row['seeds']} seeds; its gap means nothing."
+        )
+    return ""
+
+
+def _cells(row: dict[str, Any], metric: str) -> list[str]:
+    """One strategy's cells; a repeat of another strategy's results only points to it."""
+    if row.get("same_as"):
+        return [f"{row['method']} = {row['same_as']}", *[""] * 8]
+    low, high = row["met_interval"]
+    loss = row.get("accuracy_loss")
+    return [
+        row["method"] + (" (!)" if row["one_class_seeds"] else ""),
+        _number(row.get("cost"), ".0f"),
+        _number(row.get("accuracy"), ".3f"),
+        _number(None if loss is None else loss * 100, "+.1f"),
+        _number(row.get(metric), ".3f"),
+        f"{row['met_seeds']}/{row['seeds']}",
+        f"{low * 100:.0f}-{high * 100:.0f}%",
+        f"{row['ok_seeds']}/{row['seeds']}",
+        "*" if row["pareto"] else "",
+    ]
 
 
 def _number(value: float | None, form: str) -> str:
@@ -130,6 +184,7 @@ def compare_cmd(
     seeds: Annotated[int, typer.Option(help="Seeds (splits and methods redrawn).")] = 3,
     seed: Annotated[int, typer.Option(help="Root seed.")] = 0,
     methods: MethodsOpt = None,
+    max_accuracy_loss: MaxLossOpt = 0.02,
     batch: Annotated[
         str, typer.Option(help="Rows per acquisition batch, or a share of the budget (10%).")
     ] = "10%",
@@ -154,7 +209,7 @@ def compare_cmd(
 
     from fairacq._io import check_output_dir
 
-    _check(data, label, budget, batch)
+    _check(data, label, budget, batch, target)
     assert data is not None
     learner = model_from_options(model, model_param)
     columns = table_columns(
@@ -165,7 +220,9 @@ def compare_cmd(
     with stop_on_signals(), user_errors():
         check_output_dir(out, option="--out")
         table = read_user_table(data, columns)
-        result = _run(table, question, budget, target, learner, seeds, seed, batch, chosen)
+        result = _run(
+            table, question, budget, target, learner, seeds, seed, batch, chosen, max_accuracy_loss
+        )
         command = "fairacq " + shlex.join(sys.argv[1:])
         from fairacq.compare import write_compare_report
 
@@ -194,6 +251,7 @@ def _run(
     seed: int,
     batch: str,
     methods: list[str] | None,
+    max_accuracy_loss: float = 0.02,
 ) -> Any:
     """Run :func:`fairacq.compare.compare_strategies` with a progress bar of the runs."""
     from fairacq.cli._progress import progress
@@ -212,4 +270,5 @@ def _run(
             batch=batch,
             methods=methods,
             progress=lambda done, total: bar.update(done, total=total),
+            max_accuracy_loss=max_accuracy_loss,
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,9 +18,10 @@ from fairacq.compare._plan import Plan, make_plan
 from fairacq.compare._result import CompareResult
 from fairacq.compare._rows import NO_ACTION, rows_parts, run_rows_seed
 from fairacq.compare._runs import RunLog, Settings
+from fairacq.compare._sizes import check_sizes
 from fairacq.compare._target import Target, parse_target
 from fairacq.data import FairDataset
-from fairacq.exceptions import BudgetError, FairacqError, InvalidParameterError
+from fairacq.exceptions import BudgetError, FairacqError, InvalidParameterError, ResultWarning
 from fairacq.models import DEFAULT_METRICS, describe_learner
 from fairacq.sampling import resolve_budget
 
@@ -50,9 +52,14 @@ def _settings(target: Target, learner: Any, budget: int, batch: int | str) -> Se
     )
 
 
-def _check(question: str, costs: Any, n_seeds: int) -> None:
+def _check(question: str, costs: Any, n_seeds: int, max_accuracy_loss: float) -> None:
     if n_seeds < 1:
         raise InvalidParameterError(f"--seeds must be at least 1, got {n_seeds}.")
+    if not 0 <= max_accuracy_loss <= 1:  # NaN fails too
+        raise InvalidParameterError(
+            f"--max-accuracy-loss is a share of accuracy in [0, 1] (0.02: two points), got "
+            f"{max_accuracy_loss}. Pass e.g. 0.02."
+        )
     if costs is not None and question != "rows":
         raise InvalidParameterError(
             "--cost prices each row for the rows question; the samplers of --question groups "
@@ -74,6 +81,7 @@ def compare_strategies(
     methods: Sequence[str] | None = None,
     test_fraction: float = 0.25,
     progress: Callable[[int, int], object] | None = None,
+    max_accuracy_loss: float = 0.02,
 ) -> CompareResult:
     """Back-test the strategies that answer ``question`` on a labelled table.
 
@@ -112,6 +120,9 @@ def compare_strategies(
         Share of test rows of the groups question.
     progress : callable or None, default=None
         Called as ``progress(done, total)`` after each run.
+    max_accuracy_loss : float, default=0.02
+        The accuracy a recommended strategy may lose against the baseline ("no action" for
+        rows, "uniform" for groups), seed by seed and on average: 0.02 is two points.
 
     Returns
     -------
@@ -120,12 +131,23 @@ def compare_strategies(
     Raises
     ------
     InvalidParameterError, UnknownNameError, BudgetError
-        For a bad question, target, method, size or seed count.
+        Before any run starts: for a bad question or seed count, a target in the wrong
+        direction or out of its metric's range (:class:`Target`), an unknown method or one
+        that cannot run with ``learner`` (:func:`make_plan`), a budget of nothing or above
+        the simulated pool, or a batch above the budget.
     InvalidDataError
         For a table too small to split with every group in each part.
+    DegenerateModelError
+        When the baseline's model gives no usable probabilities (NaN, outside [0, 1]).
     FairacqError
-        When every run failed (e.g. a budget above the rows there are), naming the first
-        failure. A run that fails while others succeed is listed in ``failures`` instead.
+        When every run failed, naming the first failure. A run that fails while others
+        succeed is listed in ``failures`` instead.
+
+    Warns
+    -----
+    ResultWarning
+        For each strategy whose model predicted one class on the test rows in most seeds
+        (the baseline: in any seed); also kept in ``to_dict()["warnings"]``.
 
     Examples
     --------
@@ -136,14 +158,20 @@ def compare_strategies(
     ['aopt', 'uniform']
     """
     clock = time.perf_counter()
-    _check(question, costs, n_seeds)
+    _check(question, costs, n_seeds, max_accuracy_loss)
     goal = target if isinstance(target, Target) else parse_target(target)
     plan = make_plan(question, learner, methods)
-    log = RunLog(progress=progress, total=plan.runs_per_seed() * n_seeds)
+    baseline = NO_ACTION if question == "rows" else BASELINE_SAMPLER
+    log = RunLog(progress=progress, total=plan.runs_per_seed() * n_seeds, baseline=baseline)
     job = _Job(
         dataset=dataset, question=question, target=goal, plan=plan, learner=learner,
         budget=budget, batch=batch, test_fraction=test_fraction,
         costs=None if costs is None else np.asarray(costs, dtype=np.float64),
+    )  # fmt: skip
+    check_sizes(
+        dataset, question, budget=budget, batch=batch, costs=job.costs,
+        seeds=spawn_seeds(random_state, n_seeds), fractions=ROWS_FRACTIONS,
+        test_fraction=test_fraction,
     )  # fmt: skip
     traces: dict[str, list[Trace]] = {}
     budgets = [
@@ -161,14 +189,15 @@ def compare_strategies(
         "metrics": list(settings.metrics), "steer": settings.steer,
         "cost_model": settings.cost_model, "test_fraction": test_fraction,
         "fractions": list(ROWS_FRACTIONS) if question == "rows" else None,
+        "max_accuracy_loss": max_accuracy_loss,
     }  # fmt: skip
-    return CompareResult(
+    result = CompareResult(
         question=question,
         target=goal,
         records=log.records,
         plan=plan,
         metrics=settings.metrics,
-        baseline=NO_ACTION if question == "rows" else BASELINE_SAMPLER,
+        baseline=baseline,
         unit=unit,
         budget=float(budgets[0]),
         config=config,
@@ -177,7 +206,11 @@ def compare_strategies(
         notes=list(log.notes),
         traces=traces,
         elapsed_s=time.perf_counter() - clock,
+        max_accuracy_loss=max_accuracy_loss,
     )
+    for text in result.one_class_warnings():
+        warnings.warn(text, ResultWarning, stacklevel=2)
+    return result
 
 
 @dataclass(frozen=True)

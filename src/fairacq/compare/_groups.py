@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from fairacq._random import child, child_rng
-from fairacq.compare._runs import RunLog, Settings
+from fairacq.compare._runs import RunLog, Settings, one_class_on
 from fairacq.data import FairDataset, split_parts
 from fairacq.models import evaluate, make_learner
 from fairacq.sampling import allocate_budget
@@ -87,6 +87,7 @@ def _sample(
         "cost": float(len(bought)),
         **evaluate(model, test, settings.metrics),
         "allocation": allocation,
+        "one_class": one_class_on(model, test),
     }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from fairacq.compare._front import fairness_axis
 from fairacq.compare._target import METRIC_LABELS
 
 #: A :class:`~fairacq.compare.CompareResult` (not imported: the result imports this module).
@@ -37,8 +38,11 @@ _LIMITS = (
 
 
 def _y_metric(result: CompareResult) -> str:
-    metric = result.target.metric
-    return "demographic_parity_diff_abs" if metric == "accuracy" else metric
+    return fairness_axis(result.target)[0]
+
+
+def _fairer(result: CompareResult) -> str:
+    return "lower is fairer" if fairness_axis(result.target)[1] else "higher is fairer"
 
 
 def _label(metric: str) -> str:
@@ -57,18 +61,26 @@ def _front_figure(result: CompareResult) -> str:
             "x_std": r["accuracy_std"],
             "y": r[y],
             "y_std": r[f"{y}_std"],
+            "front": r["pareto"],
         }
         for r in result.table
+        if r.get("same_as") is None
     ]
     ax = plot_tradeoff(
         points,
         xlabel="accuracy (test rows)",
-        ylabel=f"{_label(y)} (test rows)",
+        ylabel=f"{_label(y)} (test rows; {_fairer(result)})",
         target=result.target.value if y == result.target.metric else None,
         target_label=f"target ({result.target})",
-        title="Accuracy and fairness per strategy (mean ± 1 sd over seeds)",
+        title=f"{result.dataset}: accuracy and fairness (mean ± 1 sd over seeds)",
     )
-    return html_figure(ax.figure, "Each strategy's mean over seeds, bars one standard deviation.")
+    return html_figure(
+        ax.figure,
+        f"Each strategy's mean over seeds, bars one standard deviation; {_fairer(result)}. Ringed "
+        "points are on the front: no other strategy is at most as costly, at most as unfair "
+        "and at least as accurate while better on one of the three (cost is not drawn, so a "
+        "ringed point may look beaten here by a costlier one).",
+    )
 
 
 def _cost_figure(result: CompareResult) -> str:
@@ -77,7 +89,11 @@ def _cost_figure(result: CompareResult) -> str:
 
     if result.question == "groups":
         allocations = {r["method"]: r["allocation"] for r in result.table if "allocation" in r}
-        ax = plot_allocations(allocations, xlabel="samples (mean over seeds)")
+        ax = plot_allocations(
+            allocations,
+            xlabel="samples (mean over seeds)",
+            title=f"{result.dataset}: samples of each group per sampler",
+        )
         return html_figure(ax.figure, "Samples of each group each sampler asked for.")
     y = _y_metric(result)
     ax = plot_traces(
@@ -86,8 +102,9 @@ def _cost_figure(result: CompareResult) -> str:
         reference=result.target.value if y == result.target.metric else None,
         reference_label="target",
         xlabel=f"{result.unit} bought",
-        ylabel=f"{_label(y)} (test rows)",
-        title="Acquisition methods: fairness against cost (mean ± 1 sd)",
+        ylabel=f"{_label(y)} (test rows; {_fairer(result)})",
+        title=f"{result.dataset}: acquisition methods' fairness against cost",
+        unit="seeds",
     )
     return html_figure(ax.figure, "Each acquisition method's test gap as it buys rows.")
 
@@ -101,38 +118,53 @@ def _figures(result: CompareResult) -> str:
     return "\n".join(parts)
 
 
+def _cells(r: dict[str, Any], result: CompareResult) -> dict[str, str]:
+    """One strategy's cells (a repeat of another strategy's results only points to it)."""
+    if r.get("same_as"):
+        return {"strategy": r["method"], "note": f"same results as {r['same_as']}"}
+    metric = result.target.metric
+    low, high = r["met_interval"]
+    row = {
+        "strategy": r["method"],
+        "kind": r["kind"],
+        "cost": _num(r["cost"], ".0f"),
+        "accuracy": f"{_num(r['accuracy'])} ± {_num(r['accuracy_std'])}",
+        "loss": _num(r["accuracy_loss"] * 100, "+.1f"),
+        metric: f"{_num(r[metric])} ± {_num(r[f'{metric}_std'])}",
+        "met": f"{r['met_seeds']}/{r['seeds']} ({low * 100:.0f}-{high * 100:.0f} %)",
+        "ok": f"{r['ok_seeds']}/{r['seeds']}",
+        "front": "yes" if r["pareto"] else "",
+        "note": f"one class in {r['one_class_seeds']}/{r['seeds']} seeds"
+        if r["one_class_seeds"]
+        else "",
+    }
+    if "first_met_cost" in r:
+        row["first met"] = _num(r["first_met_cost"], ".0f")
+    for extra in result.metrics:
+        if extra not in ("accuracy", metric):
+            row[extra] = _num(r[extra])
+    if "allocation" in r:
+        row["allocation"] = ", ".join(f"{g} {n:.0f}" for g, n in r["allocation"].items())
+    return row
+
+
 def _table(result: CompareResult) -> str:
     from fairacq.reporting import html_table
 
     metric = result.target.metric
-    rows: list[dict[str, Any]] = []
-    for r in result.table:
-        row = {
-            "strategy": r["method"],
-            "kind": r["kind"],
-            "cost": _num(r["cost"], ".0f"),
-            "accuracy": f"{_num(r['accuracy'])} ± {_num(r['accuracy_std'])}",
-            "loss": _num(r["accuracy_loss"] * 100, "+.1f"),
-            metric: f"{_num(r[metric])} ± {_num(r[f'{metric}_std'])}",
-            "met": f"{r['met_seeds']}/{r['seeds']}",
-            "reached": "yes" if r["reached"] else "no",
-        }
-        if "first_met_cost" in r:
-            row["first met"] = _num(r["first_met_cost"], ".0f")
-        for extra in result.metrics:
-            if extra not in ("accuracy", metric):
-                row[extra] = _num(r[extra])
-        if "allocation" in r:
-            row["allocation"] = ", ".join(f"{g} {n:.0f}" for g, n in r["allocation"].items())
-        rows.append(row)
+    rows = [_cells(r, result) for r in result.table]
+    allowed = result.max_accuracy_loss * 100
     headers = {m: _label(m) for m in result.metrics} | {
         "cost": result.unit,
         "loss": f"accuracy points lost vs {result.baseline}",
         metric: f"{_label(metric)} (target {result.target.op} {result.target.value:g})",
-        "met": "seeds meeting target",
+        "met": "seeds meeting target (95 % interval of the share)",
+        "ok": f"seeds meeting target losing at most {allowed:.1f} points",
+        "front": "on the accuracy-fairness-cost front",
         "first met": f"test curve first met target at ({result.unit})",
     }
-    columns = list(dict.fromkeys(key for row in rows for key in row))
+    columns = list(dict.fromkeys(key for row in rows for key in row if key != "note"))
+    columns.append("note")
     return html_table(rows, columns, headers=headers)
 
 
@@ -168,7 +200,7 @@ def report_body(result: CompareResult) -> str:
             f'<div class="wide">{_table(result)}</div>',
             _list("Not run", skipped),
             _list("Runs that failed", result.failures),
-            _list("Warnings from the runs", result.notes),
+            _list("Warnings", [*result.one_class_warnings(), *result.notes]),
             f"<h2>Limits</h2><p class='note'>{html.escape(_LIMITS)}</p>",
         ]
     )

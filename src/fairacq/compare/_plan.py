@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fairacq._validation import did_you_mean
 from fairacq.acquisition import acquirer_needs_gradients, available_acquirers
-from fairacq.exceptions import InvalidParameterError
+from fairacq.exceptions import InvalidParameterError, UnknownNameError
 from fairacq.models import MITIGATIONS, describe_learner, make_learner, mitigation_unavailable
 from fairacq.sampling import available_samplers
 from fairacq.valuation import has_gradients
@@ -48,18 +48,61 @@ class Plan:
         return 1 + len(self.acquirers) + len(self.mitigations) + after_random
 
 
-def _chosen(names: list[str], methods: Sequence[str] | None, baseline: str) -> list[str]:
+def _chosen(
+    question: str, names: list[str], methods: Sequence[str] | None, baseline: str
+) -> list[str]:
     """``names`` narrowed to ``methods`` (each checked), the baseline always kept."""
     if methods is None:
         return names
-    for method in methods:
-        if method not in names:
-            raise did_you_mean("strategy", method, names, "fairacq compare --help")
+    unknown = [m for m in methods if m not in names]
+    if unknown:
+        raise _unknown(question, unknown, names)
     return [n for n in names if n in methods or n == baseline]
 
 
+def _unknown(question: str, unknown: list[str], names: list[str]) -> UnknownNameError:
+    """One line naming the unknown strategies and every strategy the question has."""
+    close = difflib.get_close_matches(unknown[0], names, n=1, cutoff=0.5)
+    hint = f" Did you mean '{close[0]}'?" if close else ""
+    other = "groups" if question == "rows" else "rows"
+    elsewhere = [m for m in unknown if m in _names(other)]
+    if elsewhere:
+        are = "is a strategy" if len(elsewhere) == 1 else "are strategies"
+        hint += f" {_listed(elsewhere)} {are} of --question {other}."
+    noun = "strategy" if len(unknown) == 1 else "strategies"
+    return UnknownNameError(
+        f"Unknown {noun} {_listed(unknown)} for --question {question}.{hint} Known: "
+        f"{', '.join(sorted(names))}."
+    )
+
+
+def _listed(names: Sequence[str]) -> str:
+    return ", ".join(f"'{n}'" for n in names)
+
+
+def _names(question: str) -> list[str]:
+    """Every strategy of ``question``, baseline included."""
+    if question == "rows":
+        return [*available_acquirers(), *MITIGATIONS]
+    return list(available_samplers())
+
+
 def _rows_plan(learner: Any, methods: Sequence[str] | None) -> Plan:
-    names = _chosen([*available_acquirers(), *MITIGATIONS], methods, "random")
+    everything = _names("rows")
+    names = _chosen("rows", everything, methods, "random")
+    skipped = _not_runnable(everything, learner)
+    if methods is not None:
+        _refuse_unrunnable([m for m in methods if m in skipped], skipped, everything, learner)
+    return Plan(
+        "rows",
+        acquirers=tuple(n for n in available_acquirers() if n in names and n not in skipped),
+        mitigations=tuple(n for n in MITIGATIONS if n in names and n not in skipped),
+        skipped={n: why for n, why in skipped.items() if n in names},
+    )
+
+
+def _not_runnable(names: list[str], learner: Any) -> dict[str, str]:
+    """Strategy -> why it cannot run with ``learner``, for those of ``names`` that cannot."""
     model = make_learner(learner)
     skipped: dict[str, str] = {}
     for name in names:
@@ -74,11 +117,24 @@ def _rows_plan(learner: Any, methods: Sequence[str] | None) -> Plan:
             reason = None
         if reason is not None:
             skipped[name] = reason
-    return Plan(
-        "rows",
-        acquirers=tuple(n for n in available_acquirers() if n in names and n not in skipped),
-        mitigations=tuple(n for n in MITIGATIONS if n in names and n not in skipped),
-        skipped=skipped,
+    return skipped
+
+
+def _refuse_unrunnable(
+    asked: list[str], skipped: dict[str, str], names: list[str], learner: Any
+) -> None:
+    """Refuse requested strategies that cannot run, naming why and those that can."""
+    if not asked:
+        return
+    grouped: dict[str, list[str]] = {}
+    for name in asked:
+        grouped.setdefault(skipped[name], []).append(name)
+    why = "; ".join(f"{', '.join(group)}: {reason}" for reason, group in grouped.items())
+    runnable = ", ".join(sorted(n for n in names if n not in skipped))
+    raise InvalidParameterError(
+        f"--methods asks for {_listed(asked)}, which cannot run with the model "
+        f"{describe_learner(learner)} ({why}). Strategies that run with it: {runnable}. "
+        "Drop them from --methods, or choose another --model."
     )
 
 
@@ -98,14 +154,17 @@ def make_plan(question: str, learner: Any, methods: Sequence[str] | None = None)
     learner : str or estimator
         The base model.
     methods : sequence of str or None, default=None
-        Run only these (Random, or Uniform for groups, always runs as the baseline).
+        Run only these (Random, or Uniform for groups, always runs as the baseline). Each
+        must run with ``learner``; without ``methods``, those that cannot are left out and
+        listed in ``skipped``.
 
     Raises
     ------
     InvalidParameterError
-        For another question.
+        For another question, or a requested method that cannot run with ``learner``
+        (naming why, and the methods that can).
     UnknownNameError
-        For a method the question does not have.
+        For a method the question does not have, listing those it has.
 
     Examples
     --------
@@ -121,4 +180,5 @@ def make_plan(question: str, learner: Any, methods: Sequence[str] | None = None)
         )
     if question == "rows":
         return _rows_plan(learner, methods)
-    return Plan("groups", samplers=tuple(_chosen(available_samplers(), methods, "uniform")))
+    samplers = _chosen("groups", _names("groups"), methods, "uniform")
+    return Plan("groups", samplers=tuple(samplers))

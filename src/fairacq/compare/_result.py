@@ -29,6 +29,27 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _recommendation(rec: Recommendation) -> dict[str, Any]:
+    evidence = rec.evidence
+    return {
+        "text": rec.text,
+        "reached": rec.reached,
+        "method": rec.method,
+        "closest": rec.closest,
+        "most_accurate": rec.most_accurate,
+        "too_lossy": list(rec.too_lossy),
+        "one_class": list(rec.degenerate),
+        "max_accuracy_loss": rec.max_accuracy_loss,
+        "evidence": None
+        if evidence is None
+        else {
+            "thin": evidence.thin,
+            "seeds_needed": evidence.seeds_needed,
+            "runner_up": evidence.runner_up,
+        },
+    }
+
+
 @dataclass(frozen=True)
 class CompareResult:
     """The back-test of every applicable strategy on a user's own labelled table.
@@ -62,6 +83,8 @@ class CompareResult:
         Acquisition methods' traces per seed (rows question).
     elapsed_s : float
         Wall time of the comparison.
+    max_accuracy_loss : float
+        The accuracy a recommended strategy may lose against the baseline (0.02: two points).
     """
 
     question: str
@@ -78,17 +101,29 @@ class CompareResult:
     notes: list[str] = field(default_factory=list)
     traces: dict[str, list[Trace]] = field(default_factory=dict)
     elapsed_s: float = 0.0
+    max_accuracy_loss: float = 0.02
 
     @cached_property
     def table(self) -> list[dict[str, Any]]:
         """One row per strategy (see :func:`fairacq.compare.strategy_table`)."""
-        return strategy_table(self.records, self.target, self.metrics, self.baseline)
+        return strategy_table(
+            self.records,
+            self.target,
+            self.metrics,
+            self.baseline,
+            max_accuracy_loss=self.max_accuracy_loss,
+        )
 
     @cached_property
     def recommendation(self) -> Recommendation:
-        """Which strategy reached the target at the least cost, or that none did."""
+        """The cheapest strategy meeting the target within the accuracy tolerance, or none."""
         return recommend(
-            self.table, self.target, unit=self.unit, baseline=self.baseline, budget=self.budget
+            self.table,
+            self.target,
+            unit=self.unit,
+            baseline=self.baseline,
+            budget=self.budget,
+            max_accuracy_loss=self.max_accuracy_loss,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -104,12 +139,7 @@ class CompareResult:
                     "op": self.target.op,
                     "value": self.target.value,
                 },
-                "recommendation": {
-                    "text": rec.text,
-                    "reached": rec.reached,
-                    "method": rec.method,
-                    "closest": rec.closest,
-                },
+                "recommendation": _recommendation(rec),
                 "baseline": self.baseline,
                 "unit": self.unit,
                 "budget": self.budget,
@@ -117,12 +147,23 @@ class CompareResult:
                 "runs": self.records,
                 "skipped": dict(self.plan.skipped),
                 "failures": list(self.failures),
-                "warnings": list(self.notes),
+                "warnings": [*self.one_class_warnings(), *self.notes],
                 "config": self.config,
                 "elapsed_s": round(self.elapsed_s, 3),
             }
         )
         return out
+
+    def one_class_warnings(self) -> list[str]:
+        """Return a warning for each strategy whose model predicted one class (never fair)."""
+        rows = {r["method"]: r for r in self.table}
+        return [
+            f"{name}: its model predicts one class for every test row in "
+            f"{rows[name]['one_class_seeds']}/{rows[name]['seeds']} seeds, so its fairness "
+            "gaps are zero by construction and say nothing about fairness; it is never "
+            "recommended. Check the label balance (--positive), the features or the model."
+            for name in self.recommendation.degenerate
+        ]
 
     def to_html(self) -> str:
         """Return the whole report as one self-contained HTML page (figures inline)."""

@@ -20,9 +20,15 @@ from numpy.typing import NDArray
 from fairacq._random import child, child_rng
 from fairacq._trace import Trace
 from fairacq.acquisition import make_acquirer
-from fairacq.compare._runs import RunLog, Settings
+from fairacq.compare._runs import RunLog, Settings, one_class_on
 from fairacq.data import FairDataset, split_parts
-from fairacq.models import evaluate, evaluate_mitigation, fit_mitigation, make_learner
+from fairacq.models import (
+    evaluate,
+    fit_mitigation,
+    is_one_class,
+    make_learner,
+    prediction_metrics,
+)
 
 __all__ = ["NO_ACTION", "RowsParts", "rows_parts", "run_rows_seed"]
 
@@ -80,7 +86,8 @@ def _no_action(
 ) -> dict[str, Any]:
     model = make_learner(settings.learner, random_state=child(seed, _MODEL))
     model.fit(parts.initial.to_numpy(), parts.initial.y)
-    return {"cost": 0.0, **evaluate(model, parts.test, settings.metrics)}
+    scores = evaluate(model, parts.test, settings.metrics)
+    return {"cost": 0.0, **scores, "one_class": one_class_on(model, parts.test)}
 
 
 def _acquire(
@@ -108,6 +115,9 @@ def _acquire(
     values.update(_finals(trace, settings.metrics))
     values["stop_reason"] = str(acquirer.stop_reason_)
     values["first_met_cost"] = _first_met(trace, settings)
+    # post-thresholds deploys its model with a threshold per group
+    final = getattr(acquirer, "thresholds_", None) or acquirer.model_
+    values["one_class"] = one_class_on(final, parts.test, random_state=child(seed, _PREDICT))
     return values, acquirer
 
 
@@ -137,10 +147,9 @@ def _mitigate(
     seed: np.random.SeedSequence,
 ) -> dict[str, Any]:
     model = fit_mitigation(name, train, learner=settings.learner, random_state=child(seed, _MODEL))
-    scores = evaluate_mitigation(
-        model, parts.test, settings.metrics, random_state=child(seed, _PREDICT)
-    )
-    return {"cost": cost, **scores}
+    y_pred = model.predict(parts.test, random_state=child(seed, _PREDICT))
+    scores = prediction_metrics(y_pred, parts.test, settings.metrics)
+    return {"cost": cost, **scores, "one_class": is_one_class(y_pred)}
 
 
 def run_rows_seed(

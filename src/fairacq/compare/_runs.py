@@ -9,9 +9,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fairacq.compare._target import Target
-from fairacq.exceptions import FairacqError
+from fairacq.data import FairDataset
+from fairacq.exceptions import DegenerateModelError, FairacqError
+from fairacq.models import MitigatedModel, is_one_class, predict_scores
 
-__all__ = ["RunLog", "Settings"]
+__all__ = ["RunLog", "Settings", "one_class_on"]
 
 _NOISE = (DeprecationWarning, PendingDeprecationWarning, FutureWarning)
 
@@ -67,6 +69,10 @@ class RunLog:
         Called as ``progress(done, total)`` after each run.
     total : int
         Runs planned (for ``progress``).
+    baseline : str or None
+        The strategy every other one is measured against: when its model gives no usable
+        probabilities (:class:`~fairacq.exceptions.DegenerateModelError`) the comparison
+        stops, as nothing can be measured against it.
     """
 
     records: list[dict[str, Any]] = field(default_factory=list)
@@ -75,6 +81,7 @@ class RunLog:
     progress: Callable[[int, int], object] | None = None
     total: int = 0
     done: int = 0
+    baseline: str | None = None
 
     def run(
         self, method: str, kind: str, seed: int, fn: Callable[[], dict[str, Any]]
@@ -91,6 +98,11 @@ class RunLog:
             try:
                 values = fn()
             except (FairacqError, ValueError) as exc:
+                if isinstance(exc, DegenerateModelError) and method == self.baseline:
+                    raise DegenerateModelError(
+                        f"{method}, the strategy every other is measured against, has no "
+                        f"usable model: {' '.join(str(exc).split())}"
+                    ) from exc
                 self.failures.append(f"{method}, seed {seed}: {' '.join(str(exc).split())}")
             else:
                 seconds = round(time.perf_counter() - clock, 3)
@@ -104,3 +116,15 @@ class RunLog:
         if self.progress is not None:
             self.progress(self.done, self.total)
         return record
+
+
+def one_class_on(model: Any, test: FairDataset, *, random_state: Any = 0) -> bool:
+    """Whether ``model`` predicts one class for every one of the ``test`` rows.
+
+    ``model`` is a fitted classifier (thresholded at 0.5, as
+    :func:`fairacq.models.evaluate` does) or a :class:`~fairacq.models.MitigatedModel`
+    (its own predictions, drawn with ``random_state``).
+    """
+    if isinstance(model, MitigatedModel):
+        return is_one_class(model.predict(test, random_state=random_state))
+    return is_one_class(predict_scores(model, test.to_numpy()) >= 0.5)
