@@ -73,6 +73,52 @@ def tiny(files: Path) -> Path:
     return files
 
 
+@pytest.fixture(scope="module")
+def predicted(files: Path) -> Path:
+    """``predicted.csv``: people.csv with the columns a user's model may have written."""
+    frame = people_frame(160, seed=0)
+    n = len(frame)
+    frame["pred"] = np.where(np.arange(n) % 3 == 0, "yes", "no")
+    frame["with_gaps"] = np.where(np.arange(n) % 7 == 0, np.nan, 1.0)
+    frame["three"] = np.arange(n) % 3
+    frame["wide"] = np.linspace(-0.5, 1.5, n)
+    frame["maybe"] = np.where(np.arange(n) % 2 == 0, "yes", "maybe")
+    frame.to_csv(files / "predicted.csv", index=False)
+    return files
+
+
+PREDICTION_CASES: list[tuple[dict[str, Any], Fragments]] = [
+    ({"--predictions": "nosuch"}, ("no column 'nosuch' for --predictions",)),
+    ({"--predictions": "with_gaps"}, ("'with_gaps'", "missing value", "rows [0, 7")),
+    ({"--predictions": "three"}, ("'three' holds 0, 1, 2", "scores from 0 to 1")),
+    ({"--predictions": "wide"}, ("from -0.5 to 1.5, outside 0 to 1",)),
+    ({"--predictions": "maybe"}, ("holds maybe, yes", "the label holds no, yes")),
+    ({"--predictions": "town"}, ("holds Ayr, Bute, Crail",)),
+    ({"--predictions": "approved"}, ("named by both --label and --predictions",)),
+    ({"--predictions": "gender"}, ("named by both --sensitive and --predictions",)),
+    ({"--predictions": "pred", "--model": "lr"}, ("drop --model",)),
+    ({"--predictions": "pred", "--model-param": "C=1"}, ("drop --model",)),
+    ({"--predictions": "pred", "--test-size": "0.5"}, ("drop --test-size",)),
+    (
+        {"--predictions": "pred", "--threshold": "0.3"},
+        ("--threshold applies to a column of scores",),
+    ),
+    ({"--predictions": "wide", "--threshold": "0"}, ("--threshold must lie in (0, 1]",)),
+    ({"--threshold": "0.3"}, ("--threshold applies to --predictions",)),
+    ({"--predictions": "pred", "--positive": None}, ("not 0/1", "--positive")),
+    ({"--predictions": "pred", "--label": "outcome"}, ("no column 'outcome' for --label",)),
+]
+
+
+@pytest.mark.parametrize(("change", "fragments"), PREDICTION_CASES, ids=lambda v: str(v)[:60])
+def test_audit_cli_predictions(predicted: Path, change, fragments) -> None:
+    assert_cli_error(run_cli(*_args(predicted, {"--data": "predicted.csv", **change})), fragments)
+
+
+def test_audit_cli_predictions_need_data() -> None:
+    assert_cli_error(run_cli("audit", "--predictions", "pred"), "--predictions needs --data")
+
+
 @pytest.mark.parametrize(("change", "fragments"), CLI_CASES, ids=lambda v: str(v)[:60])
 def test_audit_cli(tiny: Path, change, fragments) -> None:
     assert_cli_error(run_cli(*_args(tiny, change)), fragments)

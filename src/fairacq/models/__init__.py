@@ -5,25 +5,30 @@ MLP, a decision tree or a random forest by name, seeded from one ``random_state`
 starts where the learner allows them; :func:`partial_update` updates a fitted one with new rows
 only where it has ``partial_fit``. :func:`evaluate` scores a fitted model on a
 :class:`~fairacq.data.FairDataset` with any registered metrics, and :func:`audit` trains a
-baseline on a stratified split and reports its per-group table and fairness metrics.
+baseline on a stratified split (or takes a fitted model, ``refit=False``) and reports its
+per-group table and fairness metrics; :func:`audit_predictions` does the same for
+predictions the user's own model made.
 :func:`fit_mitigation` fits the "collect nothing" comparators (fairlearn's
 ThresholdOptimizer and ExponentiatedGradient, reweighing) and :func:`evaluate_mitigation`
 scores them the same way; :func:`fit_thresholds` fits group thresholds within a tolerance
 on a trained model (the knob of post-processing) and :func:`evaluate_thresholds` scores
 them. :func:`check_probabilities` refuses outputs no classifier gives (NaN, outside [0, 1])
-and :func:`one_class_problem` words the warning for a model that predicts one class. :func:`fit_biased_mf` fits a biased matrix factorisation (:class:`BiasedMF`) of
+and :func:`one_class_problem` words the warning for a model that predicts one class.
+:func:`fit_biased_mf` fits a biased matrix factorisation (:class:`BiasedMF`) of
 ratings by alternating least squares.
 """
 
-from fairacq.models._audit import AuditReport, audit
+from fairacq.models._audit import audit
+from fairacq.models._audit_predictions import audit_predictions
+from fairacq.models._audit_report import AuditReport
 from fairacq.models._biased_mf import BiasedMF, fit_biased_mf
 from fairacq.models._evaluate import DEFAULT_METRICS, evaluate, predict_scores
-from fairacq.models._health import check_probabilities, is_one_class, one_class_problem
 from fairacq.models._group_thresholds import (
     GroupThresholds,
     place_on_unlabelled,
     thresholds_at_rates,
 )
+from fairacq.models._health import check_probabilities, is_one_class, one_class_problem
 from fairacq.models._mitigation import (
     MITIGATIONS,
     MitigatedModel,
@@ -61,6 +66,7 @@ __all__ = [
     "LearnerSpec",
     "MitigatedModel",
     "audit",
+    "audit_predictions",
     "available_learners",
     "check_probabilities",
     "describe_learner",
