@@ -266,7 +266,9 @@ def test_cli_writes_the_counts(tmp_path: Path, cost_model):
         assert printed[key] == meta[key] == int(frame[key].iloc[-1])
     assert meta["cost_model"] == cost_model
     assert meta["labels_seen"] == Trace.load(out / "trace").meta["pool_size"]
-    assert f"Cost model '{cost_model}'" in (out / "summary.md").read_text()
+    assert meta["spending"] in (out / "summary.md").read_text()
+    handed_back = "handed back unpaid" in meta["spending"]
+    assert handed_back == (cost_model == "kept")
     if cost_model == "evaluated":
         assert meta["rows_paid"] == frame["cost"].iloc[-1]
     bad = CliRunner().invoke(app, [*args, "--cost-model", "bought"])

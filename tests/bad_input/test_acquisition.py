@@ -116,8 +116,9 @@ CLI_CASES: list[tuple[dict[str, Any], Fragments]] = [
     ({"--executor": "spark"}, ("--executor must be serial or dask", "'spark'")),
     ({"--chunk-rows": "0"}, ("--chunk-rows must be a positive number",)),
     ({"--checkpoint-every": "-1"}, ("--checkpoint-every must be >= 0",)),
-    ({"--tau": "-1"}, ("'tau'", "[0, inf)")),
-    ({"--tau": "nan"}, ("'tau'", "Got nan")),
+    ({"--tau": "-1"}, ("--tau, the fairness tolerance, must be a number >= 0", "got -1.0")),
+    ({"--tau": "nan"}, ("--tau, the fairness tolerance", "got nan")),
+    ({"--tau": "inf"}, ("--tau, the fairness tolerance", "got inf")),
     ({"--method": "datasift", "--alpha": "-1"}, ("'alpha' parameter of DataSiftAcquirer",)),
     ({"--accuracy-weight": "0.5"}, ("only datasift-inf computes", "--method datasift-inf")),
     ({"--refit": "warm"}, ("'refit'", "'warm'", "'scratch'")),
@@ -133,6 +134,13 @@ CLI_CASES: list[tuple[dict[str, Any], Fragments]] = [
     ),
     ({"--seed": "-1"}, ("random_state", "seed >= 0")),
     ({"--method": "datasift-inf", "--model": "decision_tree"}, ("gradients",)),
+    ({"--model": "tests.cli._acquire_models:NanProba"}, ("not numbers (NaN or infinite)",)),
+    ({"--model": "tests.cli._acquire_models:OverOneProba"}, ("outside 0 to 1", "predict_proba")),
+    ({"--pool": "pool_huge.csv"}, ("'income'", "magnitude 1e+150 or more", "Rescale")),
+    (
+        {"--pool": "pool_huge.parquet", "--method": "datasift"},
+        ("value -1e+308 in feature 'income'", "too large to compute with", "Rescale"),
+    ),
 ]
 
 
@@ -142,6 +150,10 @@ def pools(files: Path) -> Path:
     pool = pd.read_csv(files / "pool.csv")
     pool.drop(columns=["town"]).to_csv(files / "pool_no_town.csv", index=False)
     pool.assign(gender="x").to_csv(files / "pool_other_group.csv", index=False)
+    huge = pool.copy()
+    huge.loc[3, "income"] = -1e308  # a value whose square overflows
+    huge.to_csv(files / "pool_huge.csv", index=False)
+    huge.to_parquet(files / "pool_huge.parquet", index=False)
     return files
 
 

@@ -17,10 +17,16 @@ The pool is a :class:`~fairacq.FairDataset` in memory or a :class:`ParquetPool` 
 memory, read chunk by chunk (a few bytes per row stay in memory); its blocks are scored
 serially or on a dask cluster (:func:`make_chunk_executor`), with the same acquisition order.
 :func:`read_pool` reads a user's pool file (Parquet streamed, CSV in memory), and
-:func:`acquired_rows` hands the acquired rows back with the file's own columns.
+:func:`acquired_rows` hands every row paid for back with the file's own columns, whether
+it was trained on and its cost.
 """
 
-from fairacq.acquisition._acquired_rows import acquired_rows, acquisition_steps
+from fairacq.acquisition._acquired_rows import (
+    ROW_COLUMNS,
+    acquired_rows,
+    acquisition_steps,
+    check_pool_columns,
+)
 from fairacq.acquisition._acquirer import Acquirer
 from fairacq.acquisition._bandit import (
     BanditPolicy,
@@ -73,6 +79,7 @@ from fairacq.acquisition._valuation_scores import pool_improvement_scores, surro
 
 __all__ = [
     "REWARD_KINDS",
+    "ROW_COLUMNS",
     "Acquirer",
     "AcquisitionState",
     "AutoDataAcquirer",
@@ -106,6 +113,7 @@ __all__ = [
     "available_acquirers",
     "available_policies",
     "binary_entropy",
+    "check_pool_columns",
     "drop_small_partitions",
     "expected_unfairness",
     "fal_scores",

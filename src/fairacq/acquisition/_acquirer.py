@@ -87,6 +87,10 @@ class Acquirer(Strategy):
         Batches evaluated (kept or not).
     model_ : estimator
         The learner fitted on the final training set.
+    initial_model_ : estimator
+        The learner fitted on the initial training set (step 0 of the trace).
+    costs_ : ndarray of float
+        The cost of each pool row the run used (ones without per-row costs).
     timings_ : dict
         Seconds spent preparing, proposing and fitting.
     """
@@ -282,6 +286,8 @@ class Acquirer(Strategy):
         self.stop_reason_ = result.stop_reason
         self.n_evaluations_ = loop.state.evaluation
         self.model_ = loop.state.model
+        self.initial_model_ = loop.initial_model
+        self.costs_ = cost_arr
         self.timings_ = loop.timings
         self.trace_ = result.trace
         self._after_run(frame)

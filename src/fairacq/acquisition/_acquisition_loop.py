@@ -86,7 +86,7 @@ class AcquisitionLoop(RunLoop):
     def start(self, root: np.random.SeedSequence) -> dict[str, Any]:
         self.root = root
         self._learner_seed = int(root.generate_state(1)[0])
-        model = self._fit(self.train)
+        model = self.initial_model = self._fit(self.train)
         self.val = self._evaluate(model, self.validation)
         fairness = abs(self.val[self.acq.metric])
         source = self.source

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from fairacq._validation import MAX_ABS_VALUE
 from fairacq.acquisition._pool_source import DEFAULT_BLOCK_ROWS, DEFAULT_CHUNK_ROWS, PoolSource
 from fairacq.data import FairDataset
 from fairacq.exceptions import CorruptFileError, InvalidDataError
@@ -451,6 +452,14 @@ class ParquetReader:
             raise InvalidDataError(
                 f"{self.path}: row {int(rows[i])} has a missing or infinite value in feature "
                 f"{self.feature_names[j]!r}. Fill or drop such rows before acquiring."
+            )
+        huge = np.abs(X) >= MAX_ABS_VALUE  # its square overflows: models and scalers break
+        if huge.any():
+            i, j = (int(v[0]) for v in np.nonzero(huge))
+            raise InvalidDataError(
+                f"{self.path}: row {int(rows[i])} has the value {X[i, j]:g} in feature "
+                f"{self.feature_names[j]!r}, too large to compute with (its square "
+                "overflows). Rescale the column (other units or its logarithm) or drop the row."
             )
         return X
 

@@ -796,8 +796,9 @@ def drop_small_partitions(
             f"{_name(partitioning, int(j))} ({int(sizes[j])} rows)" for j in dropped
         )
         warnings.warn(
-            f"{len(dropped)} partition(s) smaller than {min_size} rows left out of the "
-            f"bandit: {listed}. Lower the batch size or use fewer partitions to keep them.",
+            f"{len(dropped)} group(s) of similar pool rows smaller than {min_size} rows "
+            f"(a batch) will not be bought from: {listed}. Lower the batch size or use fewer "
+            "partitions to keep them.",
             PartitionDroppedWarning,
             stacklevel=2,
         )

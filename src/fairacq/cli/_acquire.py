@@ -90,13 +90,26 @@ def acquire_cmd(
     model: ModelOpt = "lr",
     model_param: ModelParamOpt = None,
     metric: Annotated[str, typer.Option(help="dp, eo, eopp or a metric name.")] = "dp",
-    tau: Annotated[float, typer.Option(help="Stop once fairness is within this.")] = 0.01,
-    alpha: Annotated[float, typer.Option(help="UCB exploration weight.")] = 0.1,
+    tau: Annotated[
+        float,
+        typer.Option(
+            help="The fairness tolerance: stop buying once the validation gap is at most "
+            "this (0: spend the whole budget)."
+        ),
+    ] = 0.01,
+    alpha: Annotated[
+        float,
+        typer.Option(
+            help="datasift, autodata, datasift-inf: how much the method favours parts of the "
+            "pool it has tried little (higher explores more); fal: the weight of the model's "
+            "uncertainty against the expected fairness gain, from 0 to 1."
+        ),
+    ] = 0.1,
     accuracy_weight: Annotated[
         float,
         typer.Option(
-            help="datasift-inf only: also rank rows by their predicted influence on the "
-            "validation log-loss, with this weight (0: the paper's fairness-only ranking)."
+            help="datasift-inf only: also rank rows by how much they are predicted to lower "
+            "the validation log-loss, with this weight (0: rank by fairness alone)."
         ),
     ] = 0.0,
     tol: Annotated[
@@ -116,20 +129,25 @@ def acquire_cmd(
         ),
     ] = "auto",
     bias: Annotated[
-        str, typer.Option(help="Bundled data's biased training sample: paper or authors.")
+        str,
+        typer.Option(
+            help="Bundled data only: how the biased training rows are drawn, as the DataSift "
+            "paper describes (paper) or as its authors' code does (authors)."
+        ),
     ] = "paper",
     refit: Annotated[
         str,
         typer.Option(
-            help="scratch: retrain after every batch (the paper); partial: update learners "
-            "with partial_fit (mlp) with the batch only (the authors' code)."
+            help="scratch: retrain on every row after each batch; partial: update models "
+            "that have partial_fit (mlp) with the batch's rows only (faster)."
         ),
     ] = "scratch",
     cost_model: Annotated[
         str,
         typer.Option(
-            help="kept: only kept batches are paid (the paper); evaluated: every row a batch "
-            "tries is paid once (labels bought), so the budget bounds the rows evaluated."
+            help="kept: only the batches kept are paid for (the pool's labels are taken as "
+            "known); evaluated: every row a batch tries is paid for once (labels are "
+            "bought), so the budget bounds the rows tried."
         ),
     ] = "kept",
     seed: Annotated[int, typer.Option(help="Seed.")] = 0,
@@ -192,16 +210,21 @@ def acquire_cmd(
 
     Your own data: --pool (the candidates) with --data (the rows you have, split 60/20/20
     into training, validation and test) or --train and --val (and --test); raw string
-    columns are one-hot encoded as in the training rows. Writes acquired.parquet (the
-    acquired pool rows with their own columns, in order, with step and batch), fairness.png
-    (fairness and accuracy against cost, with Random beside the method), the trace and
-    summary.md/json.
+    columns are one-hot encoded as in the training rows. Writes acquired.parquet (every pool
+    row paid for, with its own columns, in order, with step, batch, trained_on and
+    cost_paid, which sums to the cost), fairness.png (fairness and accuracy against cost,
+    with Random beside the method), the trace and summary.md/json.
     A Parquet pool is streamed chunk by chunk (--chunk-rows), so pools larger than memory
     work; --executor dask --address ... scores the chunks on a dask cluster.
     """
     from fairacq._io import check_output_dir
 
     _check_acquire_options(method, accuracy_weight, executor, chunk_rows, checkpoint_every)
+    if not 0 <= tau < float("inf"):
+        raise fail(
+            f"--tau, the fairness tolerance, must be a number >= 0 (0: spend the whole "
+            f"budget); got {tau}."
+        )
     _check_tol(method, tol, placement)
     check_files(pool, data, train, val)
     for text, option in ((budget, "--budget"), (batch, "--batch")):
@@ -267,10 +290,11 @@ def _print(summary: dict[str, Any], out: Path, as_json: bool) -> None:
         return
     for r in summary["rows"]:
         console.print(f"{r['method']:>13} {r['stage']:>7} {r['metric']}: {r['value']:.4f}")
+    console.print(summary["spending"])
     extra = ", thresholds.json (the group thresholds)" if "thresholds" in summary else ""
     console.print(
-        f"Wrote {out}/acquired.parquet ({summary['n_acquired']} rows), acquisition_order.csv"
-        f"{extra}, trace, fairness.png and summary.md"
+        f"Wrote {out}/acquired.parquet ({summary['n_acquired']} rows paid for; column "
+        f"trained_on), acquisition_order.csv{extra}, trace, fairness.png and summary.md"
     )
 
 

@@ -57,6 +57,7 @@ class AcquireInputs:
     costs: Any
     pool_frame: Any = None
     encoder: Any = None
+    cost_name: str | None = None
 
 
 def load_inputs(
@@ -104,7 +105,21 @@ def _user_inputs(files: UserFiles, seed: int) -> AcquireInputs:
         from fairacq.data import read_table
 
         frame = read_table(files.pool)
-    return AcquireInputs(train, pool, val, test, costs, frame, encoder)
+    _check_pool_names(files.pool, frame)
+    return AcquireInputs(train, pool, val, test, costs, frame, encoder, files.columns.cost)
+
+
+def _check_pool_names(path: Path, frame: Any) -> None:
+    """Refuse, before any work, pool columns that acquired.parquet's own columns would hide."""
+    from fairacq.acquisition import check_pool_columns
+
+    if frame is None:
+        import pyarrow.parquet as pq  # type: ignore[import-untyped]
+
+        names = pq.read_schema(path).names
+    else:
+        names = list(frame.columns)
+    check_pool_columns(names, where=path.name)
 
 
 def _without_cost(columns: TableColumns) -> TableColumns:

@@ -7,17 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from fairacq.cli._acquire_inputs import AcquireInputs, parse_size
+from fairacq.cli._acquire_warnings import LABELS, result_warnings
+from fairacq.cli._acquire_words import spending, spending_counts, stop_words
 from fairacq.cli._errors import err_console
 
 __all__ = ["checkpointing", "make_acquirer_for", "run_baseline", "run_method", "write_outputs"]
-
-#: Axis labels of the metrics a user is likely to pick.
-_LABELS = {
-    "demographic_parity_diff_abs": "demographic parity gap",
-    "equalized_odds_diff": "equalised odds gap",
-    "equal_opportunity_diff": "equal opportunity gap",
-    "accuracy": "accuracy",
-}
 
 
 def make_acquirer_for(
@@ -124,39 +118,6 @@ def run_baseline(acquirer: Any, inputs: AcquireInputs, chunks: Any) -> dict[str,
     return {"random": trace}
 
 
-def _result_warnings(acquirer: Any, prefix: str, metric: str) -> list[str]:
-    frame = acquirer.trace_.to_frame()
-    final = float(frame[f"val_{metric}"].iloc[-1])
-    name = _LABELS.get(metric, metric)
-    out = []
-    if len(acquirer.acquired_) == 0 and acquirer.stop_reason_ == "tau":
-        on_test = float(frame[prefix + metric].iloc[-1])
-        test = f"; on the test rows it is {on_test:.4f}"
-        out.append(
-            f"nothing was acquired: the validation {name} is already within tau "
-            f"({final:.4f} <= {acquirer.tau:g}){test if prefix == 'test_' else ''}. Lower "
-            "--tau, or give more validation rows so that the gap is measured reliably."
-        )
-    elif final > acquirer.tau and not hasattr(acquirer, "tol"):
-        # post-thresholds closes the validation gap by construction (within its tol)
-        out.append(
-            f"the fairness target was not reached: validation {name} "
-            f"ends at {final:.4f}, above tau {acquirer.tau:g} (stopped because: "
-            f"{acquirer.stop_reason_}). A larger --budget or another --method may reach it."
-        )
-    if prefix == "test_" and len(acquirer.acquired_):
-        first, last = (float(frame[prefix + metric].iloc[i]) for i in (0, -1))
-        if last > first:
-            n_val = int(frame["n_val"].iloc[0]) if "n_val" in frame else None
-            rows = f" ({n_val} rows)" if n_val else ""
-            out.append(
-                f"on the test rows the {name} grew from {first:.4f} to {last:.4f} while the "
-                f"validation rows{rows} guided the choice: they may be too few to measure the "
-                "gap reliably. Compare with the Random baseline and give more validation rows."
-            )
-    return out
-
-
 def _write_thresholds(acquirer: Any, inputs: AcquireInputs, out: Path) -> str:
     """Write post-thresholds' group rules to ``out/thresholds.json``; return a note on it."""
     from fairacq._io import write_json
@@ -212,10 +173,7 @@ def write_outputs(
     """Write acquired.parquet, the encoder, the order, traces, the figure and the summary."""
     from fairacq.acquisition import acquired_rows
     from fairacq.data import write_table
-    from fairacq.reporting import write_run
 
-    prefix = "test_" if inputs.test is not None else "val_"
-    metric = acquirer.metric
     rows = acquired_rows(acquirer, inputs.pool, frame=inputs.pool_frame)
     write_table(rows, out / "acquired.parquet")
     if inputs.encoder is not None:
@@ -224,49 +182,74 @@ def write_outputs(
         write_json(out / "encoder.json", inputs.encoder.to_dict())
     if hasattr(acquirer, "thresholds_"):
         notes = [*notes, _write_thresholds(acquirer, inputs, out)]
-    problems = _result_warnings(acquirer, prefix, metric)
+    problems = result_warnings(acquirer, inputs)
     for problem in problems:
         err_console.print(f"warning: {problem}", markup=False)
+    paid = spending_counts(rows, _counts(acquirer.trace_))
+    paid["spending"] = spending(
+        paid,
+        cost_name=inputs.cost_name,
+        postpones=hasattr(acquirer, "postponed_"),
+        cost_model=acquirer.cost_model,
+    )
+    report = _write_report(acquirer, inputs, out, method, compare, notes, problems, paid)
+    return {
+        "rows": report.rows,
+        "stop_reason": acquirer.stop_reason_,
+        "stopped_because": stop_words(acquirer.stop_reason_),
+        "n_acquired": len(rows),
+        **paid,
+        "warnings": problems,
+        **({"thresholds": "thresholds.json"} if hasattr(acquirer, "thresholds_") else {}),
+    }
+
+
+def _write_report(
+    acquirer: Any,
+    inputs: AcquireInputs,
+    out: Path,
+    method: str,
+    compare: dict[str, Any],
+    notes: list[str],
+    problems: list[str],
+    paid: dict[str, Any],
+) -> Any:
+    """Write the traces, fairness.png and summary.md/json of the run."""
+    from fairacq.reporting import write_run
+
+    prefix = "test_" if inputs.test is not None else "val_"
+    metric = acquirer.metric
     split = "test" if prefix == "test_" else "validation"
-    counts = _counts(acquirer.trace_)
-    report = write_run(
+    return write_run(
         acquirer.trace_,
         out,
         method=method,
         dataset=str(acquirer.trace_.meta.get("dataset", inputs.train.name)),
         metric=f"{prefix}{metric}",
+        sensitive=",".join(inputs.train.sensitive_attrs),
         metrics=[f"{prefix}accuracy"],
         order=acquirer.acquired_,
         experiment=f"acquire-{method}",
         compare=compare,
         panels=[f"{prefix}accuracy"],
         labels={
-            f"{prefix}{metric}": f"{_LABELS.get(metric, metric)} ({split}; lower is fairer)",
-            f"{prefix}accuracy": f"accuracy ({split})",
+            f"{prefix}{metric}": f"{LABELS.get(metric, metric)} ({split}; lower is fairer)",
+            f"{prefix}accuracy": f"accuracy ({split}; higher is better)",
         },
         xlabel="cost acquired" if inputs.costs is not None else "rows acquired",
         warnings=problems,
         notes=[
-            f"Stopped because: {acquirer.stop_reason_}; {acquirer.n_evaluations_} batches "
-            f"evaluated; {len(rows)} rows acquired (acquired.parquet).",
-            *(
-                [
-                    f"Cost model {acquirer.cost_model!r}: {counts['rows_paid']} rows paid, "
-                    f"{counts['labels_seen']} pool labels seen, {counts['rows_evaluated']} "
-                    "rows evaluated."
-                ]
-                if counts
-                else []
-            ),
+            paid["spending"] + " Every row paid for is in acquired.parquet (column "
+            "trained_on; cost_paid sums to the cost); acquisition_order.csv lists the rows "
+            "trained on.",
+            f"Stopped because {stop_words(acquirer.stop_reason_)}; "
+            f"{acquirer.n_evaluations_} batches tried.",
             *(f"Note: {n}" for n in notes),
         ],
-        meta={"n_acquired": len(rows), "cost_model": acquirer.cost_model, **counts},
+        meta={
+            "n_acquired": paid["rows_paid"],
+            "stopped_because": stop_words(acquirer.stop_reason_),
+            "cost_model": acquirer.get_params().get("cost_model", "every row whose label is read"),
+            **paid,
+        },
     )
-    return {
-        "rows": report.rows,
-        "stop_reason": acquirer.stop_reason_,
-        "n_acquired": len(rows),
-        **counts,
-        "warnings": problems,
-        **({"thresholds": "thresholds.json"} if hasattr(acquirer, "thresholds_") else {}),
-    }

@@ -1,0 +1,22 @@
+"""Models that are no classifiers, for ``--model tests.cli._acquire_models:NanProba``."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+
+
+class NanProba(LogisticRegression):
+    """A logistic regression whose probabilities are all NaN (a fit that diverged)."""
+
+    def predict_proba(self, X):
+        proba = super().predict_proba(X)
+        proba[:] = np.nan
+        return proba
+
+
+class OverOneProba(LogisticRegression):
+    """A logistic regression whose 'probabilities' run from 0 to 2."""
+
+    def predict_proba(self, X):
+        return 2.0 * super().predict_proba(X)
