@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["aggregate_traces", "new_figure", "plot_traces"]
+__all__ = ["aggregate_traces", "band_label", "new_figure", "plot_traces"]
 
 
 class Trace(Protocol):
@@ -58,6 +58,40 @@ def aggregate_traces(traces: Sequence[Trace], metric: str, *, x: str = "cost") -
     return pd.DataFrame({"x": grid, "mean": mean, "std": std, "n": n})
 
 
+def band_label(n: int, *, unit: str = "trials", kind: str = "std") -> str:
+    """Return the words that say what a shaded band spans, for a legend or caption.
+
+    Parameters
+    ----------
+    n : int
+        Number of runs the band summarises.
+    unit : str, default="trials"
+        What the runs are ("trials", "seeds", "folds").
+    kind : {"std", "iqr"}, default="std"
+        ``"std"``: the mean plus and minus one standard deviation (:func:`plot_traces`);
+        ``"iqr"``: the 25th to 75th percentile around the median.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` is neither ``"std"`` nor ``"iqr"``.
+
+    Examples
+    --------
+    >>> band_label(5, unit="seeds")
+    'mean of 5 seeds, band ± 1 std'
+    """
+    if kind == "std":
+        return f"mean of {n} {unit}, band ± 1 std"
+    if kind == "iqr":
+        return f"median of {n} {unit}, band 25th-75th percentile"
+    raise ValueError(f"band_label: kind must be 'std' or 'iqr'. Got {kind!r}.")
+
+
 def new_figure(width: float = 6.4, height: float = 4.0) -> Figure:
     """Create a figure that needs no GUI backend (drawn with Agg when saved)."""
     figure = require("matplotlib.figure", purpose="plots")
@@ -78,11 +112,13 @@ def plot_traces(
     xlabel: str | None = None,
     first_colour: int = 0,
     limits: tuple[float, float] | None = None,
+    unit: str = "trials",
 ) -> Axes:
     """Plot ``metric`` against ``x`` with one line per method.
 
     Several traces of one method are drawn as their mean with a band of one standard
-    deviation. The paper's value, when given, is a dashed horizontal line.
+    deviation, and the legend says so (``"aopt (mean of 5 trials, band ± 1 std)"``). The
+    paper's value, when given, is a dashed horizontal line.
 
     Parameters
     ----------
@@ -101,6 +137,8 @@ def plot_traces(
     limits : (float, float) or None, default=None
         The values ``metric`` can take (``(0, 1)`` for accuracies and shares): the spread
         band is clipped to them. None leaves it unclipped.
+    unit : str, default="trials"
+        What one trace of a method is ("trials", "seeds"), named in the legend.
 
     Returns
     -------
@@ -115,7 +153,8 @@ def plot_traces(
             continue
         agg = aggregate_traces(trials, metric, x=x)
         colour = colours((first_colour + i) % 10)
-        label = method if len(trials) == 1 else f"{method} (n={len(trials)})"
+        n = len(trials)
+        label = method if n == 1 else f"{method} ({band_label(n, unit=unit)})"
         ax.plot(agg["x"], agg["mean"], color=colour, label=label, linewidth=2.0)
         if len(trials) > 1:
             low, high = agg["mean"] - agg["std"], agg["mean"] + agg["std"]

@@ -43,7 +43,11 @@ def test_plot_and_save(tmp_path):
         ax=ax,
         reference=0.5,
     )
-    assert [line.get_label() for line in ax.lines] == ["a (n=2)", "b", "paper"]
+    assert [line.get_label() for line in ax.lines] == [
+        "a (mean of 2 trials, band ± 1 std)",
+        "b",
+        "paper",
+    ]
     assert ax.lines[-1].get_linestyle() == "--"
     path = save_figure(fig, tmp_path / "p.png")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -61,8 +65,8 @@ def test_median_band_one_line_and_band_per_series():
     )
     ax = plot_median_band(frame, "g", "auc", by="r", reference=5.0)
     assert [line.get_label() for line in ax.lines] == [
-        "a (n=3)",
-        "b (n=3)",
+        "a (median of 3 folds, band 25th-75th percentile)",
+        "b (median of 3 folds, band 25th-75th percentile)",
         "full-feature classifier",
     ]
     np.testing.assert_allclose(ax.lines[0].get_ydata(), [1.0, 4.0])  # medians per x

@@ -18,7 +18,7 @@ from fairacq.cli._errors import err_console, fail, user_errors
 __all__ = ["relational_app"]
 
 relational_app = typer.Typer(
-    help="Hinge-loss MRFs with PSL rules: fair MAP inference and Fair-A3SL (paper 004).",
+    help="Relational models written as PSL rules: fair inference, and learning fair rules.",
     no_args_is_help=True,
 )
 console = Console(highlight=False)
@@ -193,7 +193,7 @@ def learn_cmd(
         str | None, typer.Option(help="Equalised-odds prior strength, e.g. 'eqodds=0.1'.")
     ] = None,
     episodes: Annotated[int, typer.Option(help="Clause lists to build and score.")] = 200,
-    preset: Annotated[str, typer.Option(help="authors or paper (see FairA3SL).")] = "authors",
+    preset: Annotated[str, typer.Option(help="authors: the published code's settings; paper: the published text's.")] = "authors",
     fold: Annotated[int, typer.Option(help="Fold (COMPAS, MovieLens) or sample - 1.")] = 0,
     seed: Annotated[int, typer.Option(help="Seed of the agent and weight learning.")] = 0,
     refine_seconds: Annotated[

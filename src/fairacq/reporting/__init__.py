@@ -5,12 +5,14 @@ mean and one standard deviation over trials and the paper's value as a dashed li
 :func:`write_summary` writes ``summary.md`` (ours beside the paper's numbers) and the tidy
 ``summary.json``; :func:`write_run` writes everything one run produces (traces, acquisition
 order, plot, summaries), as ``fairacq acquire`` and ``fairacq sample`` do;
-:func:`format_verdict` words an acceptance check; :func:`plot_tradeoff` draws methods on the
-accuracy-fairness plane and :func:`html_page` / :func:`html_figure` / :func:`html_table`
-build self-contained HTML reports (figures inlined, a script that checks they load). Names
-load on first use, so importing the package is cheap. Figures need no GUI backend, so it works
-on machines without a screen; the line plot itself is the kernel's (``fairacq._plot``, which
-:meth:`fairacq.Trace.plot` uses too).
+:func:`format_verdict` words an acceptance check; :func:`figure_title`, :func:`metric_label`
+and :func:`band_label` give every figure a title naming the data and the metric, axes that
+say which way is fairer, and a band that says what it spans; :func:`plot_tradeoff` draws
+methods on the accuracy-fairness plane and :func:`html_page` / :func:`html_figure` /
+:func:`html_table` build self-contained HTML reports (figures inlined, a script that checks
+they load). Names load on first use, so importing the package is cheap. Figures need no GUI
+backend, so it works on machines without a screen; the line plot itself is the kernel's
+(``fairacq._plot``, which :meth:`fairacq.Trace.plot` uses too).
 """
 
 from __future__ import annotations
@@ -27,8 +29,15 @@ if TYPE_CHECKING:
         html_page,
         html_table,
     )
+    from fairacq.reporting._labels import figure_title, metric_label
     from fairacq.reporting._pareto_plot import plot_median_band, plot_pareto_fronts
-    from fairacq.reporting._plots import aggregate_traces, new_figure, plot_traces, save_figure
+    from fairacq.reporting._plots import (
+        aggregate_traces,
+        band_label,
+        new_figure,
+        plot_traces,
+        save_figure,
+    )
     from fairacq.reporting._run import RunReport, write_run
     from fairacq.reporting._summary import format_markdown_table, summary_frame, write_summary
     from fairacq.reporting._tradeoff_plot import plot_allocations, plot_tradeoff
@@ -39,12 +48,15 @@ __all__ = [
     "RunReport",
     "VerdictLike",
     "aggregate_traces",
+    "band_label",
     "figure_data_uri",
+    "figure_title",
     "format_markdown_table",
     "format_verdict",
     "html_figure",
     "html_page",
     "html_table",
+    "metric_label",
     "new_figure",
     "plot_allocations",
     "plot_median_band",
@@ -60,6 +72,9 @@ __all__ = [
 # Public name -> the submodule that defines it, imported on first access.
 _LAZY = {
     "aggregate_traces": "fairacq.reporting._plots",
+    "band_label": "fairacq.reporting._plots",
+    "figure_title": "fairacq.reporting._labels",
+    "metric_label": "fairacq.reporting._labels",
     "FIGURES_SCRIPT": "fairacq.reporting._html",
     "figure_data_uri": "fairacq.reporting._html",
     "html_figure": "fairacq.reporting._html",

@@ -18,7 +18,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from fairacq.metrics import pareto_front
-from fairacq.reporting._plots import new_figure
+from fairacq.reporting._plots import band_label, new_figure
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -54,8 +54,12 @@ def plot_median_band(
     xlabel: str | None = None,
     ylabel: str | None = None,
     title: str | None = None,
+    unit: str = "folds",
 ) -> Axes:
     """Plot the median of ``y`` against ``x`` with its interquartile band, per series.
+
+    The legend says what the band spans (``"ce (median of 5 folds, band 25th-75th
+    percentile)"``).
 
     Parameters
     ----------
@@ -69,6 +73,14 @@ def plot_median_band(
         Where to draw; a new figure when None.
     reference : float or None, default=None
         A horizontal dotted line, e.g. the full-feature classifier's median.
+    reference_label : str, default="full-feature classifier"
+        Its legend entry.
+    xlabel, ylabel : str or None, default=None
+        Axis labels (default: the column names); say which way is fairer.
+    title : str or None, default=None
+        Axes title: name the data set, the sensitive attribute and the metric.
+    unit : str, default="folds"
+        What the rows sharing an ``x`` are, named in the legend with the band.
 
     Returns
     -------
@@ -82,7 +94,8 @@ def plot_median_band(
         stats = part.groupby(x)[y].quantile(np.array([0.25, 0.5, 0.75])).unstack().sort_index()
         colour = colours(i % 10)
         n = int(part.groupby(x)[y].size().max())
-        label = ("all" if name is None else str(name)) + (f" (n={n})" if n > 1 else "")
+        band = f" ({band_label(n, unit=unit, kind='iqr')})" if n > 1 else ""
+        label = ("all" if name is None else str(name)) + band
         xs = stats.index.to_numpy(dtype=float)
         ax.plot(xs, stats[0.5], color=colour, marker="o", markersize=4, linewidth=2, label=label)
         if n > 1:
@@ -103,6 +116,8 @@ def plot_pareto_fronts(
     target: tuple[float, float] | None = None,
     target_label: str = "target",
     title: str | None = None,
+    xlabel: str = "demographic disparity between the groups (lower is fairer)",
+    ylabel: str = "AUC (higher is better)",
 ) -> Axes:
     """Draw each method's (disparity, AUC) points and its Pareto front as a staircase.
 
@@ -122,6 +137,10 @@ def plot_pareto_fronts(
         disparity), so one sees at a glance which points reach it.
     target_label : str, default="target"
         Legend entry of the shaded region.
+    title : str or None, default=None
+        Axes title: name the data set, the sensitive attribute and the metric.
+    xlabel, ylabel : str
+        Axis labels, each saying which way is fairer or better.
 
     Returns
     -------
@@ -137,13 +156,7 @@ def plot_pareto_fronts(
     if target is not None:
         _shade_target(ax, target, target_label, right)
     ax.set_xlim(left=-0.02 * right, right=right)  # a point at disparity 0 stays visible
-    _tidy(
-        ax,
-        "demographic disparity |P(yhat=1|b=0) - P(yhat=1|b=1)|",
-        "AUC",
-        title,
-        legend_outside=True,
-    )
+    _tidy(ax, xlabel, ylabel, title, legend_outside=True)
     return ax
 
 

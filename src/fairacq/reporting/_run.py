@@ -13,6 +13,7 @@ from numpy.typing import ArrayLike
 
 from fairacq._io import atomic_write
 from fairacq.exceptions import InvalidDataError
+from fairacq.reporting._labels import figure_title, metric_label
 from fairacq.reporting._plots import new_figure, plot_traces, save_figure
 from fairacq.reporting._summary import write_summary
 
@@ -59,6 +60,8 @@ def write_run(
     labels: Mapping[str, str] | None = None,
     warnings: Sequence[str] = (),
     meta: Mapping[str, Any] | None = None,
+    sensitive: str | None = None,
+    title: str | None = None,
 ) -> RunReport:
     """Write a run's traces, acquisition order, plot, ``summary.md`` and ``summary.json``.
 
@@ -97,7 +100,8 @@ def write_run(
     xlabel : str, default="cost acquired"
         Label of the x axes.
     ylabel, shares_ylabel : str or None, default=None
-        Labels of the y axes (default: the column name).
+        Labels of the y axes (default: the metric's name and which way is fairer, see
+        :func:`~fairacq.reporting.metric_label`).
     notes : sequence of str, default=()
         Findings written under the summary's title.
     compare : mapping of str to Trace or sequence of Trace, optional
@@ -114,6 +118,11 @@ def write_run(
         under ``meta.warnings`` in ``summary.json``.
     meta : mapping, optional
         Further facts for ``summary.json`` (e.g. counts per group).
+    sensitive : str or None, default=None
+        The column(s) the groups come from, named in the figure's title.
+    title : str or None, default=None
+        The figure's title; by default the data set, ``sensitive`` and ``metric`` (see
+        :func:`~fairacq.reporting.figure_title`) and the x axis.
 
     Returns
     -------
@@ -168,8 +177,7 @@ def write_run(
         name: [t] if isinstance(t, Trace) else list(t) for name, t in (compare or {}).items()
     }
     files += _save_compared(others, root / "baselines")
-    named = dict(labels or {})
-    named.setdefault(metric, ylabel or metric.replace("_", " "))
+    named = _axis_labels([metric, *panels], labels or {}, ylabel)
     files.append(
         _plot(
             {method: runs, **others},
@@ -180,6 +188,7 @@ def write_run(
             xlabel=xlabel,
             labels=named,
             shares_ylabel=shares_ylabel,
+            title=title or f"{figure_title(dataset, sensitive, [metric, *panels])} by {xlabel}",
         )
     )
     rows = _rows(runs, several, dataset, method, [metric, *metrics], share_cols)
@@ -198,6 +207,16 @@ def write_run(
         },
     )
     return RunReport(rows=rows, files=[*files, md, js])
+
+
+def _axis_labels(
+    columns: list[str], labels: Mapping[str, str], ylabel: str | None
+) -> dict[str, str]:
+    """Return each panel's y label: the caller's, else the metric and which way is fairer."""
+    named = {col: labels.get(col, metric_label(col)) for col in columns}
+    if ylabel:
+        named[columns[0]] = ylabel
+    return named
 
 
 def _save_compared(others: dict[str, list[Trace]], folder: Path) -> list[Path]:
@@ -245,6 +264,7 @@ def _plot(
     xlabel: str,
     labels: dict[str, str],
     shares_ylabel: str | None,
+    title: str,
 ) -> Path:
     n_panels = len(metrics) + (1 if share_cols else 0)
     fig = new_figure(7.0 if n_panels == 1 else 5.5 * n_panels, 4.2)
@@ -264,6 +284,7 @@ def _plot(
             ylabel=shares_ylabel,
             first_colour=i,
         )
+    fig.suptitle(title)
     return save_figure(fig, path)
 
 

@@ -38,8 +38,8 @@ def plot_tradeoff(
     Parameters
     ----------
     points : sequence of mapping
-        One per method: ``label``, ``x``, ``y``, and optionally ``x_std``, ``y_std`` and
-        ``kind`` (one marker per kind).
+        One per method: ``label``, ``x``, ``y``, and optionally ``x_std``, ``y_std``,
+        ``kind`` (one marker per kind) and ``front`` (True: ringed, on the front).
     xlabel, ylabel : str
         Axis labels.
     target : float or None, default=None
@@ -73,6 +73,7 @@ def plot_tradeoff(
             linewidth=1.0,
             label=str(point["label"]),
         )
+    _draw_front(ax, [p for p in points if p.get("front")])
     if target is not None:
         ax.axhline(target, color="0.25", linestyle="--", linewidth=1.2, label=target_label)
     ax.set_xlabel(xlabel)
@@ -84,6 +85,16 @@ def plot_tradeoff(
         ax.spines[side].set_visible(False)
     ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return ax
+
+
+def _draw_front(ax: Axes, front: Sequence[Mapping[str, Any]]) -> None:
+    """Ring the points on the front (a front in cost too, so no line joins them here)."""
+    if not front:
+        return
+    ax.scatter(
+        [float(p["x"]) for p in front], [float(p["y"]) for p in front], s=220,
+        facecolors="none", edgecolors="0.2", linewidths=1.2, zorder=3, label="on the front",
+    )  # fmt: skip
 
 
 def plot_allocations(

@@ -74,7 +74,7 @@ class ExperimentResult:
         names = []
         for stem, fig in self.figures.items():
             name = f"{_slug(stem)}.png"
-            save_figure(fig, out / name)
+            save_figure(fig, out / name, title=self.title)
             names.append(name)
         write_json(
             out / "config.json",

@@ -330,12 +330,12 @@ def _digits_figure(by_method: dict[str, list[Trace]], groups: list[str]) -> Any:
         title="Minimum test accuracy over pairs (cf. Fig. 4a)",
     )
     for ax, method, prefix, title in (
-        (axes[0, 1], "aopt", "pi_", "Aopt's mixture pi_t (cf. Fig. 3b)"),
+        (axes[0, 1], "aopt", "pi_", "Aopt: share of samples drawn per pair (cf. Fig. 3b)"),
         (axes[1, 0], "aopt", "test_acc_", "Aopt: accuracy per pair (cf. Fig. 5)"),
         (axes[1, 1], "uniform", "test_acc_", "Uniform: accuracy per pair (cf. Fig. 5)"),
     ):
         if method in by_method:
-            ylabel = "pi_t(pair)" if prefix == "pi_" else "test accuracy"
+            ylabel = "share of samples drawn" if prefix == "pi_" else "test accuracy"
             plot_per_group(by_method[method], prefix, groups, ax, ylabel=ylabel, title=title)
     return fig
 

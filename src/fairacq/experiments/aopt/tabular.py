@@ -193,8 +193,8 @@ def _german_figure(by_method: dict[str, list[Trace]], groups: list[str]) -> Any:
             groups,
             right,
             xlabel="training samples drawn",
-            ylabel="pi_t(z)",
-            title="Aopt's mixture",
+            ylabel="share of samples drawn from the group",
+            title="Aopt: share of samples per group",
         )
     return fig
 

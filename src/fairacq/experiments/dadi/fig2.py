@@ -496,7 +496,7 @@ def _figure(
         ax=left,
         reference=ref_disp,
         xlabel="1 - gamma (weight of accuracy)",
-        ylabel="demographic disparity",
+        ylabel="demographic disparity (lower is fairer)",
         title="disparity (median, quartiles)",
     )
     plot_median_band(
@@ -507,7 +507,7 @@ def _figure(
         ax=mid,
         reference=ref_auc,
         xlabel="1 - gamma (weight of accuracy)",
-        ylabel="AUC",
+        ylabel="AUC (higher is better)",
         title="AUC (median, quartiles)",
     )
     extra = {}

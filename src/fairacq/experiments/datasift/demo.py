@@ -23,7 +23,7 @@ from fairacq.experiments._framework.executor import Executor
 from fairacq.experiments._framework.registry import ExperimentSpec, register
 from fairacq.experiments._framework.result import ExperimentResult, mean_std_row
 from fairacq.experiments._framework.trials import run_trials
-from fairacq.reporting import new_figure, plot_traces
+from fairacq.reporting import figure_title, metric_label, new_figure, plot_traces
 
 __all__ = ["DemoConfig", "run_demo"]
 
@@ -101,15 +101,23 @@ def run_demo(config: DemoConfig, executor: Executor) -> ExperimentResult:
                 )
     fig = new_figure(11.0, 4.0)
     left, right = fig.subplots(1, 2)
+    fig.suptitle(
+        f"{figure_title(config.dataset, config.sensitive)}: demographic parity gap and "
+        "accuracy on the test rows, DataSift-Inf vs Random"
+    )
     plot_traces(
         traces,
         "test_demographic_parity_diff_abs",
         ax=left,
-        ylabel="|demographic parity difference| (test)",
+        ylabel=metric_label("test_demographic_parity_diff_abs"),
         xlabel="rows acquired",
     )
     plot_traces(
-        traces, "test_accuracy", ax=right, ylabel="accuracy (test)", xlabel="rows acquired"
+        traces,
+        "test_accuracy",
+        ax=right,
+        ylabel=metric_label("test_accuracy"),
+        xlabel="rows acquired",
     )
     return ExperimentResult(
         experiment="demo-datasift",
