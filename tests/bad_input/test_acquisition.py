@@ -134,8 +134,8 @@ CLI_CASES: list[tuple[dict[str, Any], Fragments]] = [
     ),
     ({"--seed": "-1"}, ("random_state", "seed >= 0")),
     ({"--method": "datasift-inf", "--model": "decision_tree"}, ("gradients",)),
-    ({"--model": "tests.cli._acquire_models:NanProba"}, ("not numbers (NaN or infinite)",)),
-    ({"--model": "tests.cli._acquire_models:OverOneProba"}, ("outside 0 to 1", "predict_proba")),
+    ({"--model": "tests.degenerate_models:NanProba"}, ("not numbers (NaN or infinite)",)),
+    ({"--model": "tests.degenerate_models:WideProba"}, ("outside 0 to 1", "predict_proba")),
     ({"--pool": "pool_huge.csv"}, ("'income'", "magnitude 1e+150 or more", "Rescale")),
     (
         {"--pool": "pool_huge.parquet", "--method": "datasift"},

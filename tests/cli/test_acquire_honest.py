@@ -177,8 +177,8 @@ def test_a_healthy_model_gets_no_one_class_warning(tables, tmp_path):
 @pytest.mark.parametrize(
     ("model", "fragment"),
     [
-        ("tests.cli._acquire_models:NanProba", "not numbers (NaN or infinite)"),
-        ("tests.cli._acquire_models:OverOneProba", "outside 0 to 1"),
+        ("tests.degenerate_models:NanProba", "not numbers (NaN or infinite)"),
+        ("tests.degenerate_models:WideProba", "outside 0 to 1"),
     ],
 )
 def test_a_model_without_probabilities_is_one_error(tables, tmp_path, model, fragment):

@@ -215,8 +215,8 @@ def test_cli_dummy_model_and_rare_label_warn(table, tmp_path):
 @pytest.mark.parametrize(
     ("model", "fragment"),
     [
-        ("tests.models._degenerate:NanProba", "probabilities that are not numbers"),
-        ("tests.models._degenerate:WideProba", "outside 0 to 1"),
+        ("tests.degenerate_models:NanProba", "probabilities that are not numbers"),
+        ("tests.degenerate_models:WideProba", "outside 0 to 1"),
     ],
 )
 def test_cli_degenerate_probabilities_are_one_error_line(table, model, fragment):

@@ -216,7 +216,7 @@ def test_a_pool_row_holding_huge_values_is_never_called_fair(tmp_path):
 
 def test_a_model_with_nan_probabilities_stops_with_one_error_line(table_csv, tmp_path):
     result = _run(
-        "--data", table_csv, *ROLES, *QUICK, "--model", "tests.cli.nan_proba_model:NanProba",
+        "--data", table_csv, *ROLES, *QUICK, "--model", "tests.degenerate_models:NanProba",
         "--out", tmp_path / "nan",
     )  # fmt: skip
     assert result.exit_code == 2, result.output

@@ -1,4 +1,7 @@
-"""Models that are no classifiers, for ``--model tests.cli._acquire_models:NanProba``."""
+"""Models whose outputs are no classifier's, for ``--model tests.degenerate_models:NanProba``.
+
+One home for every test that checks a degenerate model is refused rather than measured.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ class NanProba(LogisticRegression):
         return proba
 
 
-class OverOneProba(LogisticRegression):
+class WideProba(LogisticRegression):
     """A logistic regression whose 'probabilities' run from 0 to 2."""
 
     def predict_proba(self, X):
