@@ -245,7 +245,8 @@ def acquire_cmd(
         )  # fmt: skip
         files = UserFiles(pool, data, train, val, test, columns, chunk_rows)
     with user_errors():
-        check_output_dir(out, option="--out")
+        given = {"--pool": pool, "--data": data, "--train": train, "--val": val, "--test": test}
+        check_output_dir(out, option="--out", inputs=given)
         inputs = load_inputs(dataset, None if files else sensitive, bias, seed, files)
         params = {
             "learner": learner, "metric": resolve_metric(metric), "tau": tau, "alpha": alpha,

@@ -218,7 +218,7 @@ def compare_cmd(
     )  # fmt: skip
     chosen = [m.strip() for m in methods.split(",") if m.strip()] if methods else None
     with stop_on_signals(), user_errors():
-        check_output_dir(out, option="--out")
+        check_output_dir(out, option="--out", inputs={"--data": data})
         table = read_user_table(data, columns)
         result = _run(
             table, question, budget, target, learner, seeds, seed, batch, chosen, max_accuracy_loss

@@ -1,0 +1,54 @@
+"""No command writes over one of its inputs: each clash is one line, exit 2, the input intact.
+
+Each case copies the shared tables into a fresh folder, names an output that is (or holds)
+an input, and checks the command refuses it before any work and leaves the bytes unchanged.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.bad_input._corpus import assert_cli_error, run_cli
+
+ROLES = ("--label", "approved", "--positive", "yes", "--sensitive", "gender", "--drop", "person")
+
+
+@pytest.fixture
+def work(files: Path, tmp_path: Path) -> Path:
+    """A fresh folder with ``people.csv`` and ``pool.parquet``, and a run folder holding both."""
+    for name in ("people.csv", "pool.parquet"):
+        shutil.copy(files / name, tmp_path / name)
+    run = tmp_path / "run"
+    run.mkdir()
+    shutil.copy(files / "people.csv", run / "counts.csv")
+    shutil.copy(files / "pool.parquet", run / "acquired.parquet")
+    return tmp_path
+
+
+def _acquire(work: Path, pool: str, out: str) -> list[str]:
+    return [
+        "acquire", "--data", str(work / "people.csv"), "--pool", str(work / pool), *ROLES,
+        "--method", "random", "--budget", "20", "--batch", "10", "--out", out,
+    ]  # fmt: skip
+
+
+CASES = {
+    "acquire --pool inside --out": lambda w: _acquire(w, "run/acquired.parquet", str(w / "run")),
+    "acquire --out is the folder of --data": lambda w: _acquire(w, "pool.parquet", str(w)),
+    "acquire --out empty": lambda w: _acquire(w, "pool.parquet", ""),
+    "compare --data inside --out": lambda w: [
+        "compare", "--data", str(w / "run" / "counts.csv"), *ROLES, "--out", str(w / "run"),
+    ],  # fmt: skip
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_an_output_that_would_overwrite_an_input_is_refused(work: Path, case: str) -> None:
+    before = {p: p.read_bytes() for p in work.rglob("*") if p.is_file()}
+    line = assert_cli_error(run_cli(*CASES[case](work)), "--out")
+    assert "would overwrite an input" in line or "current folder" in line
+    after = {p: p.read_bytes() for p in work.rglob("*") if p.is_file()}
+    assert after == before  # nothing written, nothing replaced
