@@ -35,13 +35,16 @@ def _acquire(work: Path, pool: str, out: str) -> list[str]:
     ]  # fmt: skip
 
 
+def _compare(work: Path) -> list[str]:
+    data = str(work / "run" / "counts.csv")
+    return ["compare", "--data", data, *ROLES, "--out", str(work / "run")]
+
+
 CASES = {
     "acquire --pool inside --out": lambda w: _acquire(w, "run/acquired.parquet", str(w / "run")),
     "acquire --out is the folder of --data": lambda w: _acquire(w, "pool.parquet", str(w)),
     "acquire --out empty": lambda w: _acquire(w, "pool.parquet", ""),
-    "compare --data inside --out": lambda w: [
-        "compare", "--data", str(w / "run" / "counts.csv"), *ROLES, "--out", str(w / "run"),
-    ],  # fmt: skip
+    "compare --data inside --out": lambda w: _compare(w),
 }
 
 
