@@ -101,6 +101,10 @@ CLI_CASES: list[tuple[dict[str, Any], Fragments]] = [
     ({"--label": None}, ("--label",)),
     ({"--validation": "loo"}, ("--validation must be paired or cross", "'loo'")),
     ({"--method": "slice-tuner", "--validation": "cross"}, ("--validation paired",)),
+    (
+        {"--model": "tests.degenerate_models:NanProba", "--workers": "1"},
+        ("the sampler's model", "not numbers", "another model"),
+    ),
 ]
 
 

@@ -90,15 +90,22 @@ def test_writes_counts_csv_summary_and_figure(json_run) -> None:
     res, out = json_run
     assert res.exit_code == 0, res.output
     counts = pd.read_csv(out / "counts.csv", dtype={"trial": str})
-    assert list(counts.columns) == ["method", "trial", "group", "samples", "train", "validation"]
-    mean = counts[counts["trial"] == "mean"]
-    assert len(mean) == 8  # 2 methods x 4 groups
-    assert mean.groupby("method")["samples"].sum().to_dict() == {"aopt": 48, "uniform": 48}
-    trials = counts[counts["trial"] != "mean"]
+    assert list(counts.columns) == [
+        "method", "trial", "group", "samples", "low", "high", "train", "validation",
+    ]  # fmt: skip
+    top = counts[counts["trial"] == "recommended"]
+    assert len(top) == 8  # 2 methods x 4 groups
+    assert top.groupby("method")["samples"].sum().to_dict() == {"aopt": 48, "uniform": 48}
+    summary = json.loads((out / "summary.json").read_text())
+    for group in summary["counts"]["groups"]:
+        row = top[(top["method"] == "aopt") & (top["group"] == group["group"])].iloc[0]
+        assert row["samples"] == group["aopt"]["recommended"]
+        assert [row["low"], row["high"]] == group["aopt"]["interval"]
+    trials = counts[counts["trial"] != "recommended"]
     assert sorted(set(trials["trial"])) == ["0", "1"]
     assert (trials["samples"] == trials["train"] + trials["validation"]).all()
     assert (out / "sampling.png").stat().st_size > 0
-    assert "Samples per group" in (out / "summary.md").read_text()
+    assert "Recommended samples per group" in (out / "summary.md").read_text()
     assert len(list((out / "traces").glob("aopt-trial*.parquet"))) == 2
     assert len(list((out / "traces" / "baseline").glob("uniform-trial*.parquet"))) == 2
 
@@ -261,6 +268,7 @@ def test_cross_validation_trains_on_every_sample(table_csv: Path, tmp_path: Path
     summary = json.loads(res.stdout)
     assert summary["settings"]["validation"] == "cross"
     counts = pd.read_csv(tmp_path / "counts.csv", dtype={"trial": str})
+    counts = counts[counts["trial"] != "recommended"]
     assert (counts["validation"] == 0).all()
     assert (counts["samples"] == counts["train"]).all()
     assert "training draws only" in (tmp_path / "summary.md").read_text()
@@ -268,4 +276,66 @@ def test_cross_validation_trains_on_every_sample(table_csv: Path, tmp_path: Path
         "sample", "--data", table_csv, *BASE, "--sensitive", "gender", "--budget", "40",
         "--validation", "cross", *FAST, "--no-baseline", "--out", tmp_path / "t",
     )  # fmt: skip
-    assert "Samples per group (training draws;" in res.stdout
+    assert "Recommended samples per group (training draws):" in res.stdout
+    assert "--validation cross: every sample trains" in res.stdout
+
+
+def test_prints_one_count_per_group_and_a_verdict(table_csv: Path, tmp_path: Path) -> None:
+    res = _run(
+        "sample", "--data", table_csv, *BASE, "--sensitive", "gender", "--budget", "40",
+        "--trials", "3", "--workers", "1", "--out", tmp_path,
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    out = " ".join(res.stdout.split())  # the terminal wraps long lines
+    assert "Recommended samples per group (training + validation draws): the median" in out
+    assert "aopt minus Uniform, worst-group test accuracy: " in out
+    assert "paired by trial, 3 trials" in out
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    verdict = summary["counts"]["verdict"]
+    assert verdict["paired"] is True
+    assert verdict["verdict"] in out
+    assert verdict["verdict"] in (
+        "beats Uniform", "worse than Uniform", "no better than Uniform within the trials' spread"
+    )  # fmt: skip
+    assert verdict["text"] in (tmp_path / "summary.md").read_text()
+    assert "--validation paired: each group's loss is measured on fresh draws" in out
+    recommended = [g["aopt"]["recommended"] for g in summary["counts"]["groups"]]
+    assert sum(recommended) == 40
+    for g in summary["counts"]["groups"]:
+        low, high = g["aopt"]["interval"]
+        assert f"{g['aopt']['recommended']} ({low}-{high})" in out or low == high
+
+
+def test_constant_model_is_a_warning_kept_in_the_summary(table_csv: Path, tmp_path: Path):
+    res = _run(
+        "sample", "--data", table_csv, *BASE, "--sensitive", "gender", "--budget", "40",
+        "--model", "sklearn.dummy:DummyClassifier", *FAST, "--out", tmp_path, "--json",
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    warned = [line for line in res.stderr.splitlines() if "for every one of the test" in line]
+    assert len(warned) == 2, res.stderr  # the sampler's model and Uniform's
+    assert warned[0].startswith("warning: aopt, in 2 of 2 trial(s): the model predicts")
+    summary = json.loads(res.stdout)
+    assert sum("for every one of the test rows" in w for w in summary["warnings"]) == 2
+    assert "fair" not in summary["counts"]["verdict"]["verdict"]
+
+
+@pytest.mark.parametrize(
+    ("diffs", "expected"),
+    [
+        ([0.10, 0.11, 0.12], "here it does."),
+        ([-0.10, -0.11, -0.12], "collect Uniform's equal counts instead"),
+        ([0.05, -0.04, 0.01], "made no difference beyond the trials' spread"),
+        ([0.05], "that is not known"),
+    ],
+)
+def test_mode_note_says_whether_to_follow_the_counts(diffs, expected) -> None:
+    from fairacq.cli._sample_report import mode_note
+    from fairacq.sampling import compare_to_baseline
+
+    verdict = compare_to_baseline(np.add(0.7, diffs), np.full(len(diffs), 0.7), paired=True)
+    for validation in ("paired", "cross"):
+        note = mode_note(validation, verdict)
+        assert note.startswith(f"--validation {validation}: ")
+        assert expected in note
+    assert "not known" in mode_note("paired", None)

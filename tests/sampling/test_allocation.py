@@ -56,6 +56,8 @@ def _pipeline() -> Any:
     return make_pipeline(StandardScaler(), LogisticRegression(C=0.5))
 
 
+# 40 samples may leave a trial's model predicting one class: warned (test_allocation_answer).
+@pytest.mark.filterwarnings("ignore:uniform, in:fairacq.exceptions.ResultWarning")
 def test_allocate_budget_with_a_pipeline_counts_per_group_beside_uniform() -> None:
     data, pipe = _table(), _pipeline()
     result = allocate_budget(data, budget="20%", n_trials=2, learner=pipe)
@@ -222,11 +224,11 @@ def test_write_allocation_counts_csv(tmp_path: Path) -> None:
     files = write_allocation(result, tmp_path)
     assert tmp_path / "counts.csv" in files
     counts = pd.read_csv(tmp_path / "counts.csv", dtype={"trial": str})
-    mean = counts[counts["trial"] == "mean"].set_index(["method", "group"])["samples"]
-    per_trial = counts[counts["trial"] != "mean"].groupby(["method", "group"])["samples"]
-    pd.testing.assert_series_equal(
-        mean.sort_index(), per_trial.mean().sort_index(), check_dtype=False
-    )
+    top = counts[counts["trial"] == "recommended"].set_index(["method", "group"])["samples"]
+    per_trial = counts[counts["trial"] != "recommended"].groupby(["method", "group"])["samples"]
+    assert top.groupby("method").sum().to_dict() == {"aopt": 16, "uniform": 16}
+    assert (top <= per_trial.max()).all()  # never more than a trial drew
+    assert (top >= per_trial.min()).all() or result.recommended().rounded
     assert len(list((tmp_path / "traces" / "baseline").glob("*.parquet"))) == 2
     assert isinstance(result, AllocationResult)
     assert UniformSampler().method_name == result.baseline

@@ -142,17 +142,20 @@ def _note(table: FairDataset, samples: int, budget: str, validation: str) -> str
     )
 
 
-def _print(rows: list[dict[str, str]], line: str, out: Path, validation: str) -> None:
-    draws = "training + validation draws" if validation == "paired" else "training draws"
-    table = Table(
-        title=f"Samples per group ({draws}; mean ± std over trials)", title_justify="left"
-    )
+def _figure_title(name: str, table: FairDataset, method: str, *, baseline: bool) -> str:
+    beside = " beside Uniform" if baseline else ""
+    return f"{name}: {method}{beside}, groups {' x '.join(table.sensitive_attrs)}"
+
+
+def _print(rows: list[dict[str, str]], title: str, lines: list[str], out: Path) -> None:
+    table = Table(title=title, title_justify="left")
     for col in rows[0] if rows else []:
         table.add_column(col, justify="left" if col == "group" else "right")
     for row in rows:
         table.add_row(*row.values())
     console.print(table)
-    console.print(line, markup=False)
+    for line in lines:
+        console.print(line, markup=False)
     console.print(f"Wrote {out}/counts.csv, summary.md, summary.json, sampling.png and traces.")
 
 
@@ -179,7 +182,10 @@ def sample_cmd(
         ),
     ] = "aopt",
     budget: BudgetOpt = "2000",
-    c0: Annotated[float, typer.Option(help="Aopt's exploration constant (eq. 6).")] = 0.1,
+    c0: Annotated[
+        float,
+        typer.Option(help="Aopt's exploration constant: how much it favours groups drawn less."),
+    ] = 0.1,
     epsilon: Annotated[float, typer.Option(help="epsilon-greedy's epsilon.")] = 0.1,
     validation: Annotated[
         str,
@@ -189,7 +195,13 @@ def sample_cmd(
             "and the loss is measured by held-out predictions on the training rows."
         ),
     ] = "paired",
-    trials: Annotated[int, typer.Option(help="Independent trials.")] = 10,
+    trials: Annotated[
+        int,
+        typer.Option(
+            help="Independent trials (each its own split). The default, 20, is what it takes "
+            "to tell a gain of about one accuracy point over Uniform from noise."
+        ),
+    ] = 20,
     seed: Annotated[int, typer.Option(help="Root seed.")] = 0,
     test_size: Annotated[float, typer.Option(help="Held-out test fraction.")] = 0.3,
     workers: Annotated[int | None, typer.Option(help="Worker processes.")] = None,
@@ -205,14 +217,16 @@ def sample_cmd(
 
     Runs the sampler (default aopt, paper 001) in independent trials on --data (your table;
     rows drawn without replacement, per group, after a test split) or --dataset, and Uniform
-    beside it on the same seeds. Prints and writes (counts.csv, summary.json) the samples
-    drawn per group, mean and per trial, with the worst-group test accuracy of both.
+    beside it on the same seeds. Prints and writes (counts.csv, summary.json) one recommended
+    count per group (the median over trials, with the range of the middle 80 % of trials) and
+    whether the sampler beats Uniform's worst-group test accuracy beyond the trials' spread
+    (a 95 % interval, paired by trial); follow the counts only when it does.
     --model lr (the default) is the paper's learner, logistic regression refitted each round
     (warm-started); any other --model or a --model-param is refitted, as a fresh clone, on
     every sample drawn so far each round.
     """
     from fairacq._io import check_output_dir
-    from fairacq.cli._sample_report import people_table, worst_group_line, write_report
+    from fairacq.cli._sample_report import people_table, result_lines, table_title, write_report
 
     if sensitive and groups:
         raise fail("--groups is the old name of --sensitive; give only --sensitive.")
@@ -248,6 +262,7 @@ def sample_cmd(
             validation=None if validation == "paired" else validation,
         )
         lines = _warning_lines(caught)
+        found = result_lines(result, validation)
         settings = {"data": name, "method": method, "budget": budget, "seed": seed}
         settings["validation"] = validation
         settings |= {"model": model, "model_param": model_param}
@@ -255,13 +270,14 @@ def sample_cmd(
             result,
             out,
             dataset=name,
-            notes=[_note(table, result.budget, budget, validation)],
+            notes=[*found, _note(table, result.budget, budget, validation)],
             warnings=lines,
             settings={**settings, "groups": list(table.sensitive_attrs), "trials": trials},
+            title=_figure_title(name, table, method, baseline=not no_baseline),
         )
     for text in lines:
         err_console.print(f"warning: {text}", markup=False)
     if as_json:
         typer.echo(json.dumps(summary, indent=2))
     else:
-        _print(people_table(result), worst_group_line(result), out, validation)
+        _print(people_table(result), table_title(result, validation), found, out)

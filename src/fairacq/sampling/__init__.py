@@ -21,9 +21,12 @@ with :class:`AveragedSGDLogistic`); the round learners :class:`ExactLogistic`,
 a dataset (a fresh pool/test split each, :func:`trial_split`); :func:`allocate_budget` answers
 "how many samples of each group should I collect?" (the method beside Uniform on the same
 seeds: an :class:`AllocationResult`, written by :func:`write_allocation`), as ``fairacq
-sample`` does; :class:`RefitLearner` refits any scikit-learn classifier (``learner=``) each
-round; :func:`resolve_budget` reads a budget written as a count or ``"20%"``. Choices the
-paper leaves open: ``docs/paper-notes/aopt.md``.
+sample`` does, with one count per group to act on (:func:`recommend_counts`, the median over
+trials rounded to the budget by :func:`largest_remainder`) and a verdict against Uniform
+(:func:`compare_to_baseline`, paired by trial when :func:`trials_are_paired`);
+:class:`RefitLearner` refits any scikit-learn classifier (``learner=``) each round;
+:func:`resolve_budget` reads a budget written as a count or ``"20%"``. Choices the paper
+leaves open: ``docs/paper-notes/aopt.md``.
 """
 
 from __future__ import annotations
@@ -48,12 +51,18 @@ from fairacq.sampling._minimax_fair import (
     regulator_step_size,
 )
 from fairacq.sampling._oracles import CallbackOracle, DatasetOracle, GeneratorOracle, GroupOracle
+from fairacq.sampling._recommend import RecommendedCounts, largest_remainder, recommend_counts
 from fairacq.sampling._registry import available_samplers, make_sampler
 from fairacq.sampling._slice_allocation import allocate_slices, slice_objective
 from fairacq.sampling._slice_tuner import SliceTunerSampler
 from fairacq.sampling._trend import mann_kendall_score
 from fairacq.sampling._trials import run_sampler_trials, trial_split
 from fairacq.sampling._ucb import practical_ucb, rademacher_deviation, theory_ucb, vc_deviation
+from fairacq.sampling._versus_baseline import (
+    BaselineVerdict,
+    compare_to_baseline,
+    trials_are_paired,
+)
 from fairacq.sampling.learners._averaged_sgd import AveragedSGDLogistic
 from fairacq.sampling.learners._cnn import IncrementalCNN
 from fairacq.sampling.learners._learners import ExactLogistic, IncrementalMLP
@@ -66,6 +75,7 @@ __all__ = [
     "AoptPlusSampler",
     "AoptSampler",
     "AveragedSGDLogistic",
+    "BaselineVerdict",
     "CallbackOracle",
     "DatasetOracle",
     "EpsilonGreedySampler",
@@ -77,6 +87,7 @@ __all__ = [
     "IncrementalCNN",
     "IncrementalMLP",
     "MinimaxFairSampler",
+    "RecommendedCounts",
     "RefitLearner",
     "SamplerState",
     "SliceTunerSampler",
@@ -85,18 +96,22 @@ __all__ = [
     "allocate_budget",
     "allocate_slices",
     "available_samplers",
+    "compare_to_baseline",
     "exponentiated_update",
     "fit_power_law",
+    "largest_remainder",
     "make_sampler",
     "mann_kendall_score",
     "practical_ucb",
     "rademacher_deviation",
+    "recommend_counts",
     "regulator_step_size",
     "resolve_budget",
     "run_sampler_trials",
     "slice_objective",
     "theory_ucb",
     "trial_split",
+    "trials_are_paired",
     "vc_deviation",
     "write_allocation",
 ]

@@ -8,6 +8,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from fairacq.sampling._recommend import RecommendedCounts, recommend_counts
+from fairacq.sampling._versus_baseline import (
+    BaselineVerdict,
+    compare_to_baseline,
+    trials_are_paired,
+)
+
 if TYPE_CHECKING:
     from fairacq._trace import Trace
 
@@ -136,6 +143,34 @@ class AllocationResult:
             ]
         return out
 
+    def recommended(self, method: str | None = None) -> RecommendedCounts:
+        """Return one count per group for ``method`` (default: the sampler) to act on.
+
+        The median over trials of each group's samples, with the 10th-90th percentile range;
+        scaled and rounded to the budget by the largest-remainder rule when the medians do
+        not add up to it (:func:`~fairacq.sampling.recommend_counts`).
+        """
+        counts = self.counts()
+        mine = counts[counts["method"] == (method or self.method)]
+        matrix = mine.pivot(index="trial", columns="group", values="samples")[self.groups]
+        spent = int(np.median(matrix.to_numpy().sum(axis=1)))  # the budget, unless b0 > 1
+        return recommend_counts(matrix.to_numpy(), spent)
+
+    def verdict(self) -> BaselineVerdict | None:
+        """Whether the sampler beats the baseline's worst-group accuracy (None: no baseline).
+
+        Paired by trial when both ran on the same seeds (:func:`trials_are_paired`).
+        """
+        if self.baseline is None or not self.baseline_traces:
+            return None
+        return compare_to_baseline(
+            _finals(self.traces, "test_worst_acc"),
+            _finals(self.baseline_traces, "test_worst_acc"),
+            paired=trials_are_paired(self.traces, self.baseline_traces),
+            method=self.method,
+            baseline=self.baseline,
+        )
+
     def worst_group_accuracy(self) -> dict[str, dict[str, Any]]:
         """Return the final worst-group test accuracy per method (mean, std, per trial)."""
         out: dict[str, dict[str, Any]] = {}
@@ -146,17 +181,26 @@ class AllocationResult:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the plain JSON form: per group the samples (mean, std, per trial) by method.
+        """Return the plain JSON form: per group and method the recommended samples.
 
-        NaN (a group without test rows) becomes None.
+        Per group and method: ``recommended`` (:meth:`recommended`), its ``interval`` (10th
+        and 90th percentile over trials), the median, mean, std and per-trial samples and
+        the test accuracy; then ``recommended_rounded`` (whether the medians were rounded to
+        the budget) and ``verdict`` (:meth:`verdict`, None without a baseline). NaN (a group
+        without test rows) becomes None.
         """
         counts = self.counts()
+        rec = {method: self.recommended(method) for method, _ in self.runs}
+        verdict = self.verdict()
         groups = []
-        for row in self.table().to_dict("records"):
+        for i, row in enumerate(self.table().to_dict("records")):
             entry: dict[str, Any] = {"group": row["group"], "rows": int(row["rows"])}
             for method, _ in self.runs:
                 trials = counts[(counts["method"] == method) & (counts["group"] == row["group"])]
                 entry[method] = {
+                    "recommended": int(rec[method].counts[i]),
+                    "interval": [int(rec[method].low[i]), int(rec[method].high[i])],
+                    "samples_median": float(rec[method].median[i]),
                     "samples_mean": float(row[f"{method} samples"]),
                     "samples_std": float(row[f"{method} samples std"]),
                     "share": float(row[f"{method} share"]),
@@ -173,6 +217,8 @@ class AllocationResult:
                 "trials": len(self.traces),
                 "groups": groups,
                 "worst_group_accuracy": self.worst_group_accuracy(),
+                "recommended_rounded": rec[self.method].rounded,
+                "verdict": None if verdict is None else verdict.to_dict(),
             }
         )
         return out

@@ -25,13 +25,32 @@ def _save_traces(result: AllocationResult, root: Path) -> list[Path]:
     return files
 
 
+def _recommended_rows(result: AllocationResult) -> pd.DataFrame:
+    """One ``trial="recommended"`` row per method and group, with ``low`` and ``high``."""
+    frames = []
+    for method, _ in result.runs:
+        rec = result.recommended(method)
+        frames.append(
+            pd.DataFrame(
+                {
+                    "method": method,
+                    "trial": "recommended",
+                    "group": result.groups,
+                    "samples": rec.counts,
+                    "low": rec.low,
+                    "high": rec.high,
+                }
+            )
+        )
+    return pd.concat(frames, ignore_index=True)
+
+
 def _counts_csv(result: AllocationResult) -> str:
-    """Return the counts as CSV: per method and group a ``trial="mean"`` row, then trials."""
-    counts = result.counts()
-    means = counts.groupby(["method", "group"], sort=False)[["samples", "train", "validation"]]
-    mean_rows = means.mean().reset_index().assign(trial="mean")[counts.columns]
-    both = pd.concat([mean_rows, counts.astype({"trial": object})], ignore_index=True)
-    return str(both.to_csv(index=False, float_format="%g"))
+    """Return the counts as CSV: the recommended rows first, then one row per trial."""
+    counts = result.counts().astype({"trial": object})
+    both = pd.concat([_recommended_rows(result), counts], ignore_index=True)
+    columns = ["method", "trial", "group", "samples", "low", "high", "train", "validation"]
+    return str(both[columns].to_csv(index=False, float_format="%g"))
 
 
 def write_allocation(result: AllocationResult, out: str | os.PathLike[str]) -> list[Path]:
@@ -49,8 +68,10 @@ def write_allocation(result: AllocationResult, out: str | os.PathLike[str]) -> l
     list of Path
         ``traces/<method>-trial<i>.parquet`` + ``.json`` (the baseline's under
         ``traces/baseline/``), then ``counts.csv``: one row per method and group with
-        ``trial`` ``"mean"`` (the mean over trials), then :meth:`AllocationResult.counts`
-        (one row per method, trial and group; ``samples`` = ``train`` + ``validation``).
+        ``trial`` ``"recommended"`` (:meth:`AllocationResult.recommended`: ``samples`` the
+        count to collect, ``low`` and ``high`` the 10th and 90th percentile over trials),
+        then :meth:`AllocationResult.counts` (one row per method, trial and group;
+        ``samples`` = ``train`` + ``validation``; ``low`` and ``high`` empty).
     """
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)

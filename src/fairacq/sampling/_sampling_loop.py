@@ -13,6 +13,7 @@ from fairacq._loop import RunLoop
 from fairacq._random import KEY_INIT, child_int, child_rng
 from fairacq.data import FairDataset
 from fairacq.exceptions import BudgetError
+from fairacq.models import check_probabilities, is_one_class
 from fairacq.sampling._eval_sets import Arrays, check_width, empty, eval_sets
 from fairacq.sampling._oracles import GroupOracle
 from fairacq.sampling._state import SamplerState
@@ -188,11 +189,24 @@ class SamplingLoop(RunLoop):
         return self.sampler._fallback(state, left), f"fallback ({self.names[z]} ran out)"
 
     def finish(self) -> dict[str, Any]:
-        """Name the groups the pool ran out of and the rounds sent elsewhere because of it."""
+        """Name the groups the pool ran out of and the rounds sent elsewhere because of it.
+
+        Also ``one_class``: the class the final model predicts for every test row, when it
+        predicts only one.
+        """
+        meta = self._one_class()
         if not self.redirected:
-            return {}
+            return meta
         gone = [name for g, name in enumerate(self.names) if not self._can_draw(g)]
-        return {"exhausted": gone, "redirected_rounds": self.redirected}
+        return {**meta, "exhausted": gone, "redirected_rounds": self.redirected}
+
+    def _one_class(self) -> dict[str, Any]:
+        """``{"one_class": c}`` when the final model predicts class ``c`` for every test row."""
+        sets = [X for X, y in self.test_sets or [] if len(y)]
+        if not sets or not self.train_X:
+            return {}
+        predicted = self.learner.predict_proba(np.vstack(sets)) >= 0.5
+        return {"one_class": int(predicted[0])} if is_one_class(predicted) else {}
 
     def _training(self) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:
         """Return the training rows drawn so far with their group codes."""
@@ -254,7 +268,7 @@ def group_scores(
     """Return ``(loss, accuracy)`` of predictions ``proba`` of labels ``y`` (NaN when empty)."""
     if proba is None or len(y) == 0:
         return float("nan"), float("nan")
-    p = np.clip(proba, _EPS, 1 - _EPS)
+    p = np.clip(check_probabilities(proba, where="the sampler's model"), _EPS, 1 - _EPS)
     acc = float(np.mean((p >= 0.5) == (y == 1)))
     if loss == "log":
         return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))), acc

@@ -176,7 +176,7 @@ def run_sampler_trials(
     seeds = spawn_seeds(random_state, n_trials)
     traces = [run(s) for s in seeds] if executor is None else list(executor.map(run, seeds))
     if any("exhausted" in t.meta for t in traces):
-        warn_caller(exhausted_message(traces, trials=True), ResultWarning)
+        warn_caller(f"{method}: {exhausted_message(traces, trials=True)}", ResultWarning)
     return traces
 
 
