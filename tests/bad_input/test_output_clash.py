@@ -45,6 +45,14 @@ CASES = {
     "acquire --out is the folder of --data": lambda w: _acquire(w, "pool.parquet", str(w)),
     "acquire --out empty": lambda w: _acquire(w, "pool.parquet", ""),
     "compare --data inside --out": lambda w: _compare(w),
+    "sample --data inside --out": lambda w: [
+        "sample",
+        "--data",
+        str(w / "run" / "counts.csv"),
+        *ROLES,
+        "--out",
+        str(w / "run"),
+    ],
 }
 
 

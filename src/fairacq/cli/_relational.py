@@ -130,7 +130,7 @@ def infer_cmd(
     )
 
     with user_errors(), _quiet_warnings():
-        check_output_dir(out, option="--out")
+        check_output_dir(out, option="--out", inputs={"--rules": rules, "--data": data})
         parsed = _named("--rules", lambda: read_rules(rules))
         arities = _named("--rules", lambda: rule_arities(parsed))
         kw: dict[str, Any] = {**groups, "arities": arities, "task": task}
@@ -193,7 +193,10 @@ def learn_cmd(
         str | None, typer.Option(help="Equalised-odds prior strength, e.g. 'eqodds=0.1'.")
     ] = None,
     episodes: Annotated[int, typer.Option(help="Clause lists to build and score.")] = 200,
-    preset: Annotated[str, typer.Option(help="authors: the published code's settings; paper: the published text's.")] = "authors",
+    preset: Annotated[
+        str,
+        typer.Option(help="authors: the published code's settings; paper: the published text's."),
+    ] = "authors",
     fold: Annotated[int, typer.Option(help="Fold (COMPAS, MovieLens) or sample - 1.")] = 0,
     seed: Annotated[int, typer.Option(help="Seed of the agent and weight learning.")] = 0,
     refine_seconds: Annotated[

@@ -234,7 +234,7 @@ def sample_cmd(
         raise fail(f"--validation must be paired or cross, got {validation!r}.")
     with stop_on_signals(), user_errors(), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        check_output_dir(out, option="--out")
+        check_output_dir(out, option="--out", inputs={"--data": data})
         if groups:
             err_console.print("note: --groups is deprecated; use --sensitive.", markup=False)
         table, name = _table(
