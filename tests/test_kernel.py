@@ -229,3 +229,32 @@ def test_warnings_name_the_callers_line_not_the_library():
     with pytest.warns(PartitionDroppedWarning) as caught:
         acq.run(train, pool, validation=val)
     assert caught[0].filename == __file__
+
+
+def test_read_json_refuses_devices_and_oversized_files(tmp_path):
+    """A link to an endless device, or a file over the limit, is refused before it is read."""
+    from fairacq._io import read_json
+
+    link = tmp_path / "proxy.json"
+    link.symlink_to("/dev/zero")
+    with pytest.raises(CorruptFileError, match="not a regular file"):
+        read_json(link)
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps({"x": "a" * 200}))
+    with pytest.raises(CorruptFileError, match="larger than 100 bytes"):
+        read_json(big, max_bytes=100)
+    assert read_json(big, max_bytes=1000) == {"x": "a" * 200}
+
+
+def test_read_bytes_bounded_is_the_bytes_of_a_regular_file(tmp_path):
+    from fairacq._io import read_bytes_bounded
+
+    path = tmp_path / "entry"
+    path.write_bytes(b"abc")
+    assert read_bytes_bounded(path, 3) == b"abc"
+    with pytest.raises(CorruptFileError, match="larger than 2 bytes"):
+        read_bytes_bounded(path, 2)
+    with pytest.raises(FileNotFoundError):
+        read_bytes_bounded(tmp_path / "missing", 3)
+    with pytest.raises(CorruptFileError, match="is a folder"):
+        read_bytes_bounded(tmp_path, 3)

@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -26,6 +27,7 @@ __all__ = [
     "atomic_write",
     "check_output_dir",
     "check_output_file",
+    "read_bytes_bounded",
     "read_json",
     "sha256_file",
     "write_json",
@@ -291,21 +293,25 @@ class _MissingFileError(CorruptFileError, FileNotFoundError):
 #: Deepest nesting a JSON artefact may have (fairacq's own are a few levels deep); deeper
 #: files are refused before the parser recurses.
 MAX_JSON_DEPTH = 64
+#: Largest JSON artefact read (fairacq's own, task-cache entries included, are far smaller);
+#: a larger file, or a link to an endless device, is refused before it fills memory.
+MAX_JSON_BYTES = 512 * 1024 * 1024
 
 
-def read_json(path: str | os.PathLike[str]) -> Any:
+def read_json(path: str | os.PathLike[str], *, max_bytes: int | None = None) -> Any:
     """Read a JSON file, raising :class:`CorruptFileError` naming the path on any problem.
 
-    A missing file, a folder, bytes that are not UTF-8 text, malformed JSON and nesting
+    A missing file, a folder or anything else that is not a regular file (a device such as
+    ``/dev/zero``, a pipe), a file larger than ``max_bytes`` (default
+    :data:`MAX_JSON_BYTES`), bytes that are not UTF-8 text, malformed JSON and nesting
     deeper than :data:`MAX_JSON_DEPTH` each give one line naming the file and the fix.
     """
     where = Path(path)
     if where.is_dir():
         raise CorruptFileError(f"{where} is a folder, not a JSON file. Pass the .json file.")
+    data = read_bytes_bounded(where, MAX_JSON_BYTES if max_bytes is None else max_bytes)
     try:
-        text = where.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise _MissingFileError(f"{where} does not exist. Check the path.") from exc
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise CorruptFileError(
             f"{where} is not a text file (byte {exc.start} is not UTF-8). Pass the .json "
@@ -319,6 +325,37 @@ def read_json(path: str | os.PathLike[str]) -> Any:
             f"{where} is not valid JSON ({exc.msg} at line {exc.lineno}). "
             "Delete it and re-create it, or restore it from a backup."
         ) from exc
+
+
+def read_bytes_bounded(path: str | os.PathLike[str], max_bytes: int) -> bytes:
+    """Read the regular file ``path`` whole, refusing more than ``max_bytes`` bytes.
+
+    Raises
+    ------
+    CorruptFileError
+        For a folder, a device, pipe or socket (``/dev/zero`` behind a link included), or a
+        file larger than ``max_bytes``; a missing file raises one that is also a
+        :class:`FileNotFoundError`.
+    """
+    where = Path(path)
+    if where.is_dir():
+        raise CorruptFileError(f"{where} is a folder, not a file. Pass the file fairacq wrote.")
+    try:
+        with open(where, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise CorruptFileError(
+                    f"{where} is not a regular file (a device, pipe or socket). Pass the "
+                    "file fairacq wrote."
+                )
+            data = fh.read(max_bytes + 1)
+    except FileNotFoundError as exc:
+        raise _MissingFileError(f"{where} does not exist. Check the path.") from exc
+    if len(data) > max_bytes:
+        raise CorruptFileError(
+            f"{where} is larger than {max_bytes:,} bytes; no file fairacq writes is. Pass the "
+            "file fairacq wrote."
+        )
+    return data
 
 
 def _check_depth(path: Path, text: str) -> None:

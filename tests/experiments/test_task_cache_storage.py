@@ -252,3 +252,12 @@ def test_entry_of_another_task_is_refused(tmp_path):
 def test_decoding_refuses_what_encoding_never_writes(data):
     with pytest.raises(CorruptValueError):
         decode(data)
+
+
+def test_an_entry_linked_to_a_device_is_refused_not_read(tmp_path):
+    fn, entry = _entry(tmp_path)
+    entry.unlink()
+    entry.symlink_to("/dev/zero")  # read whole, it would fill memory
+    cache = CachingExecutor(SerialExecutor(), tmp_path)
+    with pytest.warns(TaskCacheWarning, match="not a regular file"):
+        assert cache.map(fn, [4]) == [17]

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from fairacq._io import check_output_dir
+from fairacq._io import check_output_dir, read_json
 from fairacq._version import __version__
-from fairacq.exceptions import InvalidParameterError
+from fairacq.exceptions import CorruptFileError, InvalidParameterError
 from fairacq.experiments._framework.executor import Executor, ProgressExecutor, SerialExecutor
 from fairacq.experiments._framework.registry import get_experiment
 from fairacq.experiments._framework.result import ExperimentResult
@@ -147,15 +146,16 @@ def _read_part(folder: Path) -> tuple[dict[str, Any], dict[str, Any]]:
             f"{folder} is a file, not the output folder of a run. Pass the --out directory of "
             "each part."
         )
+    for name in ("config.json", "summary.json"):
+        if not (folder / name).exists():
+            raise InvalidParameterError(
+                f"{folder} is not the output of a finished run ({name} is missing). Pass the "
+                "--out directory of each part."
+            )
     try:
-        config = json.loads((folder / "config.json").read_text())["config"]
-        meta = json.loads((folder / "summary.json").read_text())["meta"]
-    except FileNotFoundError as err:
-        raise InvalidParameterError(
-            f"{folder} is not the output of a finished run ({Path(err.filename).name} is "
-            "missing). Pass the --out directory of each part."
-        ) from None
-    except (ValueError, KeyError, TypeError, RecursionError) as err:
+        config = read_json(folder / "config.json")["config"]
+        meta = read_json(folder / "summary.json")["meta"]
+    except (CorruptFileError, KeyError, TypeError) as err:
         raise InvalidParameterError(
             f"{folder}: config.json or summary.json is corrupt ({err}). Re-run that part."
         ) from None

@@ -17,6 +17,9 @@ containers, numpy arrays, DataFrames and traces from data and executes nothing, 
 folder received from elsewhere cannot run code. Each entry carries its key and a checksum;
 a torn, edited or foreign entry is refused with a :class:`TaskCacheWarning` and the task run
 again, and a result of a type the format does not hold is not kept (also with a warning).
+The checksum is not keyed: it catches damage, not an entry whose numbers were changed and its
+checksum recomputed on purpose. An entry is read only from a regular file of at most
+:data:`fairacq._io.MAX_JSON_BYTES` bytes (a link to a device is refused).
 Entries of earlier fairacq versions (``*.pkl``) are never read.
 """
 
@@ -34,7 +37,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from fairacq._io import atomic_write
+from fairacq._io import MAX_JSON_BYTES, atomic_write, read_bytes_bounded
 from fairacq._version import __version__
 from fairacq.experiments._framework.executor import (
     Executor,
@@ -127,7 +130,7 @@ def _load(path: Path, key: str) -> tuple[bool, Any]:
     format) is refused with a :class:`TaskCacheWarning` and the task recomputed.
     """
     try:
-        raw = path.read_bytes()
+        raw = read_bytes_bounded(path, MAX_JSON_BYTES)
     except FileNotFoundError:
         return False, None
     except OSError as err:
