@@ -52,6 +52,7 @@ def trial_split(
     from sklearn.model_selection import train_test_split
 
     split_seed, run_seed = child_seeds(seed, 2)
+    _check_strata(dataset)
     idx_pool, idx_test = train_test_split(
         np.arange(len(dataset)),
         test_size=test_size,
@@ -61,6 +62,22 @@ def trial_split(
     pool = dataset.subset(idx_pool)
     test = standardize(dataset.subset(idx_test), reference=pool)
     return standardize(pool), test, run_seed
+
+
+def _check_strata(dataset: FairDataset) -> None:
+    """Refuse a group and label with fewer than two rows: no split can hold it on both sides."""
+    counts = np.bincount(dataset.s * 2 + dataset.y, minlength=2 * dataset.n_groups)
+    short = [
+        f"{dataset.group_names[code // 2]} with label {code % 2} ({count} row)"
+        for code, count in enumerate(counts)
+        if count == 1
+    ]
+    if short:
+        raise InvalidDataError(
+            f"the trials split every group and label between training and test rows, but "
+            f"{', '.join(short)} has a single row. Give more rows of it, merge groups, or "
+            "check --label and --positive."
+        )
 
 
 def _trial(
