@@ -211,7 +211,7 @@ def _check_predictions_options(
 def _train_and_audit(
     data: Path | None,
     dataset: str,
-    options: tuple[str, list[str], str | None, str | None, str | None, bool],
+    options: tuple[str, list[str], list[str] | None, list[str] | None, str | None, bool],
     model: str,
     model_param: list[str] | None,
     metrics: list[str],

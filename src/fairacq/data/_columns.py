@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from fairacq.data._encoder import TableEncoder
+from fairacq.data._notes import note, reading_summary
 from fairacq.exceptions import InvalidDataError
 
 if TYPE_CHECKING:
@@ -180,11 +181,7 @@ def encode_label(
     text = values.astype(str) if values.dtype != bool else values.astype(int).astype(str)
     found = sorted(set(text))
     if positive is not None:
-        if str(positive) not in found:
-            raise InvalidDataError(
-                f"{where}: --positive {positive!r} is not a value of label column {name!r} "
-                f"(values: {', '.join(found[:8])}). Name one of them."
-            )
+        _check_label_spelling(found, str(positive), name, where)
         return (text == str(positive)).to_numpy().astype(np.int64)
     as_numbers = pd.to_numeric(values.astype(object).replace({True: 1, False: 0}), "coerce")
     if as_numbers.notna().all() and set(as_numbers.unique()) <= {0, 1}:
@@ -194,6 +191,31 @@ def encode_label(
         f"{' ...' if len(found) > 8 else ''}, not 0/1. Name the favourable one with "
         f"--positive VALUE (positive=...); every other value becomes 0."
     )
+
+
+def _check_label_spelling(found: list[str], positive: str, name: Any, where: str) -> None:
+    """Refuse label values that differ from ``positive`` only in case or spaces."""
+    key = positive.strip().casefold()
+    alike = [v for v in found if v.strip().casefold() == key]
+    shown = ", ".join(repr(v) for v in alike)
+    if positive not in found and alike:
+        raise InvalidDataError(
+            f"{where}: --positive {positive!r} is not a value of label column {name!r} "
+            f"(values: {', '.join(found[:8])}); {shown} "
+            f"differ{'s' if len(alike) == 1 else ''} from it only in case or spaces. Pass "
+            "--positive exactly as written in the table, or write the label one way."
+        )
+    if positive not in found:
+        raise InvalidDataError(
+            f"{where}: --positive {positive!r} is not a value of label column {name!r} "
+            f"(values: {', '.join(found[:8])}). Name one of them."
+        )
+    if len(alike) > 1:
+        raise InvalidDataError(
+            f"{where}: label column {name!r} writes the favourable value several ways "
+            f"({shown}), which differ only in case or spaces; only {positive!r} would count "
+            f"as favourable. Write them all as {positive!r} in the table."
+        )
 
 
 def _check_columns(frame: pd.DataFrame, columns: TableColumns, where: str) -> None:
@@ -287,10 +309,11 @@ def prepare_table(
     _check_columns(frame, columns, name)
     frame = frame.reset_index(drop=True)
     raw = frame.drop(columns=[c for c in dict.fromkeys(columns.roles()) if c in frame.columns])
+    y = encode_label(frame[columns.label], positive=columns.positive, where=name)
     if encoder is None:
         encoder = TableEncoder(columns.categorical, impute=columns.impute).fit(raw, where=name)
+        note(reading_summary(frame.shape[1], columns, encoder, where=name))
     X = encoder.transform(raw, where=name)
-    y = encode_label(frame[columns.label], positive=columns.positive, where=name)
     sensitive = frame[list(columns.sensitive)].astype(str)
     dataset = FairDataset(
         X,

@@ -143,7 +143,15 @@ def read_table(
     path = Path(path)
     kind = check_table_file(path)
     try:
-        frame = pd.read_parquet(path) if kind == "Parquet" else pd.read_csv(path)
+        frame = pd.read_parquet(path) if kind == "Parquet" else _read_csv(path)
+    except UnicodeDecodeError as exc:
+        raise CorruptFileError(
+            f"{path}: the file is not UTF-8 text (it holds byte {exc.object[exc.start]:#04x}; "
+            "perhaps it was saved as Latin-1 or Windows-1252). Save it again "
+            "as UTF-8 (e.g. 'CSV UTF-8' in a spreadsheet, or iconv -f latin1 -t utf-8)."
+        ) from None
+    except InvalidDataError:
+        raise
     except pd.errors.EmptyDataError:
         raise CorruptFileError(
             f"{path}: the {kind} file holds no table (no header row). Write the table again, "
@@ -177,6 +185,22 @@ def read_table(
             "Add the column or name the right one."
         )
     return frame[wanted]
+
+
+def _read_csv(path: Path) -> pd.DataFrame:
+    """Read a CSV file with its own separator, refusing a header that repeats a name."""
+    import pandas as pd
+
+    from fairacq.data._csv_layout import check_header, separator_name, sniff_separator
+    from fairacq.data._notes import note
+
+    suffix = _suffix(path) or ".csv"
+    sep = sniff_separator(path, suffix)
+    header = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str)
+    check_header(path, [str(v) for v in header.iloc[0].tolist()] if len(header) else [])
+    if sep != ",":
+        note(f"{path.name}: columns are separated by {separator_name(sep)}; read as such.")
+    return pd.read_csv(path, sep=sep)
 
 
 def _names(cols: Sequence[object] | pd.Index) -> str:
