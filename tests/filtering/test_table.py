@@ -170,7 +170,8 @@ def test_fit_warns_when_the_result_is_not_what_was_asked() -> None:
         fit_table_proxy(table, COLUMNS, "alpha-beta", alpha=0.02, random_state=0)
     messages = [str(w.message) for w in caught]
     assert any("group 'plains' has" in m and "(< 30)" in m for m in messages)
-    assert any("in-sample beta" in m and "above 0.1" in m for m in messages)
+    # alpha 0.02 allows no split: the filter admits everyone alike, and says what would help
+    assert any("admits every candidate" in m and "Raise --alpha" in m for m in messages)
 
 
 @pytest.mark.parametrize(

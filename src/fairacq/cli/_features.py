@@ -52,7 +52,8 @@ console = Console(highlight=False)
 
 #: Iterations and sizes of the presets; ``full`` is Appendix B of paper 002.
 _PRESETS: dict[str, dict[str, int]] = {
-    # quick: exploration decays over 100 of the 150 joint iterations, so the policy is used
+    # quick: exploration decays over 100 of the 150 joint iterations, so the policy is used.
+    # A smoke test (QUICK_NOTE): see docs/paper-notes/features.md for what was measured.
     "quick": {
         "n_pretrain_iter": 150,
         "n_train_iter": 150,
@@ -67,6 +68,14 @@ _PRESETS: dict[str, dict[str, int]] = {
         "n_parallel": 64,
     },
 }
+#: Fewer people than this are too few to warn that every decision is the same.
+_MIN_PEOPLE = 20
+#: What ``--preset quick`` is, said on the terminal and kept in ``summary.json``.
+QUICK_NOTE = (
+    "--preset quick trains for about a minute: a smoke test that the pipeline runs on your "
+    "table, not a model to act on (on large tables such as Adult its classifier can still "
+    "predict one class for everyone). Use --preset full, the paper's training, for that."
+)
 _TABLE_ONLY = "--label, --categorical, --drop, --positive and --impute"
 
 DatasetOpt = Annotated[
@@ -85,7 +94,11 @@ ModelOutOpt = Annotated[
     typer.Option("--out", help="Folder to save the agent, its encoder and summary.json in."),
 ]
 PresetOpt = Annotated[
-    str, typer.Option(help="quick (minutes on a laptop) or full (paper's Appendix B).")
+    str,
+    typer.Option(
+        help="quick (about a minute: a smoke test of the pipeline) or full (the paper's "
+        "training, Appendix B)."
+    ),
 ]
 SeedOpt = Annotated[int, typer.Option(help="Seed of the split and of training.")]
 MaxRowsOpt = Annotated[
@@ -182,9 +195,12 @@ def train_cmd(
         "preset": preset,
         "seed": seed,
     }
-    summary = {**settings, **run.summary(), "warnings": lines, "out": str(out)}
+    note = {"preset_note": QUICK_NOTE} if preset == "quick" else {}
+    summary = {**settings, **note, **run.summary(), "warnings": lines, "out": str(out)}
     with user_errors():
         write_json(out / "summary.json", summary)
+    if note:
+        err_console.print(f"note: {QUICK_NOTE}", markup=False)
     _print_warnings(lines)
     _print_training(summary, as_json=as_json)
 
@@ -301,8 +317,21 @@ def _print_training(summary: dict[str, Any], *, as_json: bool) -> None:
             "test_auc",
             "test_disparity",
             "test_share_of_columns_revealed",
+            "test_policy",
         }:
             console.print(f"  {key.removeprefix('test_')}: {score:.4f}")
+    policy = summary.get("test_policy")
+    if policy:
+        from fairacq.features import PolicyVariety
+
+        variety = PolicyVariety(
+            policy["n_people"],
+            policy["n_feature_sets"],
+            tuple(policy["commonest_set"]),
+            policy["commonest_share"],
+            policy["set_shares"],
+        )
+        console.print(f"  on the {policy['n_people']} test rows: {variety.sentence()}")
 
 
 # -- warnings ------------------------------------------------------------------------------
@@ -401,11 +430,12 @@ def acquire_cmd(
                 id_column=id_column,
                 blank_unrevealed=blank_unrevealed,
             )
+            variety = _warn_policy(revealed, people_path.name)
         if out is not None:
             write_table(revealed, out, index=False)
     lines = _warning_lines(caught)
     _print_warnings(lines)
-    summary = _acquire_summary(loaded, revealed, lines, out)
+    summary = {**_acquire_summary(loaded, revealed, lines, out), "policy": variety.to_dict()}
     if as_json:
         summary["people"] = _people_records(revealed)
         typer.echo(json.dumps(summary, indent=2, default=str))
@@ -414,6 +444,27 @@ def acquire_cmd(
         f"{len(revealed)} people: ask for {summary['mean_features_asked']:.1f} of "
         f"{summary['n_features']} features on average ({summary['input']} columns) -> {out}"
     )
+    console.print(f"  {variety.sentence()}", markup=False)
+
+
+def _warn_policy(revealed: Any, source: str) -> Any:
+    """Warn when the policy collapsed or every decision is one class; return its variety."""
+    from fairacq.exceptions import ResultWarning
+    from fairacq.features import policy_variety, policy_warnings
+    from fairacq.models import one_class_problem
+
+    asked = [[f for f in str(order).split(",") if f] for order in revealed["revealed"]]
+    variety = policy_variety(asked)
+    where = f"people in {source}"
+    problems = policy_warnings(variety, where=where)
+    one_class = (
+        one_class_problem(revealed["prediction"].to_numpy(), where=where)
+        if len(revealed) >= _MIN_PEOPLE
+        else None
+    )
+    for message in [*problems, *([one_class] if one_class else [])]:
+        warnings.warn(message, ResultWarning, stacklevel=2)
+    return variety
 
 
 def _acquire_paths(

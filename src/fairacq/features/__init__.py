@@ -39,6 +39,7 @@ from fairacq.features._baselines import (
 from fairacq.features._leakage import LeakageAudit, group_auc, leakage_audit
 from fairacq.features._model_dir import DadiModel
 from fairacq.features._pareto import FrontComparison, compare_fronts
+from fairacq.features._policy import PolicyVariety, policy_variety, policy_warnings
 from fairacq.features._reveal import reveal_table
 from fairacq.features._workflow import DadiRun, train_dadi
 from fairacq.features.dadi._actions import ActionSpace
@@ -70,6 +71,7 @@ __all__ = [
     "FrontComparison",
     "LeakageAudit",
     "LearnerScorer",
+    "PolicyVariety",
     "SetEncoder",
     "StaticSelection",
     "SubsetScore",
@@ -82,6 +84,8 @@ __all__ = [
     "group_auc",
     "group_weights",
     "leakage_audit",
+    "policy_variety",
+    "policy_warnings",
     "reveal_table",
     "score_predictions",
     "sensitive_feature_groups",

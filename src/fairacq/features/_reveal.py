@@ -21,6 +21,7 @@ from fairacq.data import TableEncoder
 from fairacq.exceptions import InvalidDataError
 from fairacq.features._model_dir import DadiModel
 from fairacq.features._tables import SENSITIVE_PREFIX
+from fairacq.models import check_probabilities
 
 if TYPE_CHECKING:
     from fairacq.features.dadi._dadi import DADI
@@ -71,6 +72,8 @@ def reveal_table(
     InvalidDataError
         For a missing feature column, values the encoder or the agent cannot use (text in a
         numeric column, a missing value), a bad id column, or a column named like the output.
+    DegenerateModelError
+        When the classifier's probabilities are not numbers.
 
     Warns
     -----
@@ -95,7 +98,7 @@ def reveal_table(
     X, used = _model_inputs(agent, encoder, frame, source)
     results = agent.acquire_many(X)
     order = [",".join(r.features) for r in results]
-    proba = np.asarray([r.proba for r in results], dtype=float)
+    proba = check_probabilities([r.proba for r in results], where="the DADI classifier")
     people = frame.drop(columns=[id_name]) if id_column is not None else frame
     if blank_unrevealed:
         people = _blank(people, used, [set(r.features) for r in results])

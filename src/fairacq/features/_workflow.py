@@ -22,9 +22,11 @@ from fairacq.data import FairDataset, PreparedTable, TableColumns, TableEncoder
 from fairacq.exceptions import ResultWarning
 from fairacq.features._baselines import score_predictions
 from fairacq.features._model_dir import DadiModel
+from fairacq.features._policy import PolicyVariety, policy_variety, policy_warnings
 from fairacq.features._tables import dadi_data
 from fairacq.features.dadi._diagnostics import ONE_CLASS, one_class_warning
 from fairacq.metrics import compute, get_metric
+from fairacq.models import check_probabilities
 
 if TYPE_CHECKING:
     from fairacq._callbacks import Callback
@@ -57,8 +59,11 @@ class DadiRun:
         Whether a raw table's group columns were features too.
     warnings : tuple of str
         Findings that make the numbers less than they seem (one-class classifier, exploration
-        not decayed, test categories the training rows lacked), each also emitted as a
+        not decayed, a policy asking every test row for the same features, test categories
+        the training rows lacked), each also emitted as a
         :class:`~fairacq.exceptions.ResultWarning`.
+    policy : PolicyVariety or None
+        The distinct feature sets the agent asks the test rows for.
     """
 
     agent: DADI
@@ -72,6 +77,7 @@ class DadiRun:
     columns: TableColumns | None = None
     include_sensitive: bool = False
     warnings: tuple[str, ...] = ()
+    policy: PolicyVariety | None = None
 
     @property
     def model(self) -> DadiModel:
@@ -88,6 +94,7 @@ class DadiRun:
             "test_share_of_columns_revealed": self.share_revealed,
             **self.fairness,
             "features": list(self.agent.feature_groups_),
+            **({"test_policy": self.policy.to_dict()} if self.policy is not None else {}),
             "warnings": list(self.warnings),
         }
 
@@ -143,6 +150,8 @@ def train_dadi(
         For an unknown metric.
     InvalidDataError
         For a raw table its ``columns`` do not fit (see :func:`~fairacq.data.prepare_table`).
+    DegenerateModelError
+        When the trained classifier's probabilities on the test part are not numbers.
 
     Warns
     -----
@@ -184,14 +193,20 @@ def train_dadi(
     agent = DADI(random_state=random_state, **params)
     agent.fit(parts.train, validation=parts.validation, callbacks=callbacks)
     test = parts.test
-    proba = agent.predict_proba(test.X)
+    proba = check_probabilities(agent.predict_proba(test.X), where="the DADI classifier")
     auc, disparity = score_predictions(test.y, proba, test.s)
     decisions = (proba >= 0.5).astype(np.int64)
     fairness = {
         f"test_{name}": float(compute(name, test.y, decisions, test.s, scores=proba))
         for name in metrics
     }
-    found = _run_warnings(agent, decisions, disparity, parts.warnings)
+    variety = policy_variety([a.features for a in agent.acquire_many(test.X)])
+    found = _run_warnings(
+        agent,
+        decisions,
+        disparity,
+        (*policy_warnings(variety, where="test rows"), *parts.warnings),
+    )
     for message in found:
         warn_caller(message, ResultWarning)
     revealed = np.asarray(agent.acquisition_mask(test.X), dtype=bool)
@@ -207,6 +222,7 @@ def train_dadi(
         columns=parts.columns,
         include_sensitive=parts.include_sensitive,
         warnings=found,
+        policy=variety,
     )
 
 

@@ -23,9 +23,10 @@ from numpy.typing import NDArray
 from fairacq._trace import Trace
 from fairacq._version import __version__
 from fairacq._warnings import warn_caller
-from fairacq.exceptions import InvalidDataError
+from fairacq.exceptions import InvalidDataError, ResultWarning
 from fairacq.filtering._filter import BalancedFilter
 from fairacq.filtering.proxies._factory import evaluation_groups
+from fairacq.filtering.proxies._holdout import NEAR_ALL
 from fairacq.filtering.proxies._proxies import FittedProxy
 from fairacq.filtering.proxies._table import TableProxy
 
@@ -33,6 +34,8 @@ __all__ = ["PROBABILITY_COLUMN", "TableFilterResult", "filter_table", "run_summa
 
 #: Column added to the returned rows: each candidate's admission probability.
 PROBABILITY_COLUMN = "admission_probability"
+#: In-sample imbalance within which admitting everyone alike needs no warning.
+BALANCED = 0.1
 #: Column added when every row is returned: whether the candidate was admitted.
 ADMITTED_COLUMN = "admitted"
 
@@ -201,13 +204,16 @@ def filter_table(
     -----
     UserWarning
         When candidates hold categories the training table did not (encoded as zeros).
+    ResultWarning
+        When every candidate has the same admission probability, or 95 % or more are
+        admitted: the group shares stay as they were.
 
     Examples
     --------
     >>> import pandas as pd
     >>> from fairacq.data import TableColumns
     >>> from fairacq.filtering import fit_table_proxy
-    >>> table = pd.DataFrame({"job": ["a", "b"] * 40, "years": range(80),
+    >>> table = pd.DataFrame({"job": ["a", "b"] * 40, "years": [i % 20 for i in range(80)],
     ...                       "sex": ["F", "M"] * 40, "hired": ["y", "n", "n", "y"] * 20})
     >>> columns = TableColumns("hired", ("sex",), positive="y")
     >>> proxy = fit_table_proxy(table, columns, "qp-tree", random_state=0)
@@ -225,7 +231,10 @@ def filter_table(
     unknown = dict(proxy.encoder.unknown_counts_) if isinstance(proxy, TableProxy) else {}
     truth = _truth(proxy, frame, evaluate, where)
     result = BalancedFilter(proxy=fitted, random_state=random_state).filter(X, s=truth)
-    rows = frame.assign(**{PROBABILITY_COLUMN: fitted.admission_probability(X)})
+    chance = fitted.admission_probability(X)
+    if fitted.beta > BALANCED:  # admitting all alike is right for balanced groups
+        _warn_if_alike(chance, result.mask, where)
+    rows = frame.assign(**{PROBABILITY_COLUMN: chance})
     if all_rows:
         rows[ADMITTED_COLUMN] = result.mask
     else:
@@ -233,6 +242,21 @@ def filter_table(
     counts = None if truth is None else _group_counts(truth, fitted, result.mask)
     unknown = {c: n for c, n in unknown.items() if n}
     return TableFilterResult(rows, result.mask, result.trace, unknown, counts)
+
+
+def _warn_if_alike(chance: NDArray[np.float64], mask: NDArray[np.bool_], where: str) -> None:
+    """Warn when every candidate had the same chance, or nearly everyone was admitted."""
+    alike = chance.size > 1 and float(np.ptp(chance)) <= 1e-9
+    if not alike and mask.mean() < NEAR_ALL:
+        return
+    how = f"the same chance of admission ({chance[0]:.3f})" if alike else "a high chance"
+    warn_caller(
+        f"{where}: every candidate had {how}, so {int(mask.sum())} of "
+        f"{mask.size} were admitted and the groups' shares stay as they were. The proxy "
+        "cannot tell the groups apart (see the warning of `filter fit` in its summary); "
+        "refit it with columns that differ between the groups, or a larger --alpha.",
+        ResultWarning,
+    )
 
 
 def run_summary(

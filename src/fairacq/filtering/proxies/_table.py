@@ -31,6 +31,7 @@ from fairacq.filtering._membership import GroupClasses
 from fairacq.filtering._weights import UnreachableTargetWarning
 from fairacq.filtering.proxies._estimator import EstimatorRule
 from fairacq.filtering.proxies._factory import fit_proxy
+from fairacq.filtering.proxies._holdout import admits_everyone_problem, held_out_group_check
 from fairacq.filtering.proxies._proxies import FittedProxy
 
 __all__ = ["TableProxy", "fit_proxy_report", "fit_table_proxy", "training_group_counts"]
@@ -168,14 +169,22 @@ def fit_proxy_report(
     model : fitted proxy
     report : dict
         JSON types: proxy, model, rows, rows per group, in-sample alpha, beta, acceptance
-        rate, number of proxy values, the classifier's group accuracy (label proxies).
+        rate, number of proxy values, the classifier's group accuracy (label proxies) and
+        a classifier's group accuracy on 25 % held-out rows beside the largest group's share.
 
     Warns
     -----
     ResultWarning
         When the in-sample beta is above ``max_beta`` (the target is out of the proxy's
         reach), the in-sample alpha above the ``alpha`` asked (alpha-beta), the classifier
-        predicts one group for every row, or a group has fewer than 30 training rows.
+        predicts one group for every row (training or held-out), the filter admits (nearly)
+        everyone alike (with why: no signal in the columns, or too small an alpha), or a
+        group has fewer than 30 training rows.
+
+    Raises
+    ------
+    DegenerateModelError
+        When the proxy's classifier gives probabilities that are NaN or outside [0, 1].
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UnreachableTargetWarning)
@@ -204,33 +213,58 @@ def fit_proxy_report(
         "n_values": len(fitted.proxy_marginal),
         "group_accuracy": _group_accuracy(data, fitted),
     }
-    unreachable = [
-        str(w.message) for w in caught if issubclass(w.category, UnreachableTargetWarning)
-    ]
-    for message in _fit_problems(report, fitted, proxy, alpha, max_beta, unreachable):
+    problems = _held_out_problems(data, report, fitted, (alpha, max_beta), model, random_state)
+    # Admitting everyone alike says why the imbalance stays; the beta advice would not fit.
+    alike = any(p.startswith("the filter admits") for p in problems)
+    problems += _fit_problems(report, fitted, proxy, alpha, 1.0 if alike else max_beta)
+    for message in problems:
         warn_caller(message, ResultWarning)
     return fitted_model, report
 
 
-def _fit_problems(
-    report: Mapping[str, Any],
+def _held_out_problems(
+    data: FairDataset,
+    report: dict[str, Any],
     fitted: FittedProxy,
-    proxy: str,
-    alpha: float,
-    max_beta: float,
-    unreachable: list[str],
+    asked: tuple[float, float],
+    model: Any,
+    random_state: Any,
+) -> list[str]:
+    """Check the columns' signal and the proxy's classifier on held-out rows.
+
+    One group column only: intersecting classes are balanced class by class, not cell by
+    cell, so a classifier of the cells says little about them. ``asked`` is (alpha,
+    max_beta).
+    """
+    if fitted.classes is not None:
+        return []
+    check = held_out_group_check(data, random_state=random_state)
+    report.update(check.to_dict())
+    used = fitted.rho[fitted.proxy_marginal > 0]
+    spread = float(np.ptp(used)) if used.size else 0.0
+    problems = [p for p in (admits_everyone_problem(report, spread, check, *asked),) if p]
+    own = None if model is None else held_out_group_check(data, model=model,
+                                                          random_state=random_state)  # fmt: skip
+    if own is not None and own.one_group is not None:
+        problems.append(
+            f"the proxy's classifier {report['model']} predicts group {own.one_group!r} for "
+            f"every one of the {own.n_rows} held-out rows, so it cannot tell candidates "
+            "apart. Use another --model or more informative columns."
+        )
+    return problems
+
+
+def _fit_problems(
+    report: Mapping[str, Any], fitted: FittedProxy, proxy: str, alpha: float, max_beta: float
 ) -> list[str]:
     """Say where a fit falls short of what was asked, one sentence each."""
     problems = []
     if report["beta"] > max_beta:
-        advice = (
-            unreachable[0]
-            if unreachable
-            else "Use a more informative proxy (qp-tree, a larger alpha) or accept this beta."
-        )
         problems.append(
-            f"in-sample beta {report['beta']:.3f} is above {max_beta:g}: even on the training "
-            f"rows the admitted set is not balanced. {advice}"
+            f"in-sample beta (the imbalance of the admitted set) {report['beta']:.3f} is "
+            f"above {max_beta:g}: even on the training rows it is not balanced. Use a more "
+            "informative "
+            "proxy (qp-tree, a larger --alpha) or accept this imbalance."
         )
     if proxy == "alpha-beta" and report["alpha"] > alpha + 1e-9:
         problems.append(
@@ -306,7 +340,7 @@ def fit_table_proxy(
     --------
     >>> import pandas as pd
     >>> from fairacq.data import TableColumns
-    >>> table = pd.DataFrame({"job": ["a", "b"] * 40, "years": range(80),
+    >>> table = pd.DataFrame({"job": ["a", "b"] * 40, "years": [i % 20 for i in range(80)],
     ...                       "sex": ["F", "M"] * 40, "hired": ["y", "n", "n", "y"] * 20})
     >>> columns = TableColumns("hired", ("sex",), positive="y")
     >>> proxy = fit_table_proxy(table, columns, "qp-tree", random_state=0)
