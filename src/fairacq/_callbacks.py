@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from fairacq._checkpoint import is_checkpoint_folder, resolve_checkpoint, write_checkpoint
 from fairacq._trace import TraceRecorder
@@ -43,13 +43,23 @@ class CheckpointCallback:
     every : int, default=50
         Steps (trace rows) between checkpoints. A strategy may also ask for one at the end
         of an expensive phase (DADI after pre-training).
+    meta : mapping or None, default=None
+        Further facts saved in every checkpoint's trace metadata (JSON types), e.g. what the
+        run's inputs were, so that a resume can check it goes on from the same run.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, every: int = 50) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        every: int = 50,
+        meta: Mapping[str, Any] | None = None,
+    ) -> None:
         if every < 1:
             raise ValueError(f"CheckpointCallback: every must be >= 1, got {every}.")
         self.path = Path(path)
         self.every = every
+        self.meta = dict(meta or {})
 
     def due(self, recorder: TraceRecorder) -> bool:
         """Whether to write now: every ``every`` rows, or when the strategy asked for it."""
@@ -63,7 +73,7 @@ class CheckpointCallback:
 
     def write(self, recorder: TraceRecorder) -> Path:
         """Write the checkpoint of the run so far now; return where."""
-        trace = recorder.finish(checkpoint=True)
+        trace = recorder.finish(**self.meta, checkpoint=True)
         writer = recorder.state_writer
         if writer is not None or is_checkpoint_folder(resolve_checkpoint(self.path)):
             return write_checkpoint(self.path, trace, writer)

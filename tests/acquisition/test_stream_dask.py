@@ -111,7 +111,15 @@ def test_cli_acquire_with_an_unreachable_scheduler_exits_2_with_one_line(data, t
     start = time.monotonic()
     res = CliRunner().invoke(
         app,
-        [*args, "--executor", "dask", "--address", "tcp://127.0.0.1:9", "--out", str(tmp_path)],
+        [
+            *args,
+            "--executor",
+            "dask",
+            "--address",
+            "tcp://127.0.0.1:9",
+            "--out",
+            str(tmp_path / "out"),
+        ],
     )
     assert time.monotonic() - start < 15
     assert res.exit_code == 2, res.output

@@ -183,13 +183,23 @@ def test_acquire_unreachable_dask_scheduler_fails_fast(files, tmp_path) -> None:
 
 @pytest.fixture(scope="module")
 def checkpointed(files: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """An output folder with a checkpoint of a finished four-batch run."""
+    """An output folder with the checkpoint of a four-batch run stopped before its outputs.
+
+    (A finished run removes its checkpoint: the run folder is swapped in without it.)
+    """
     out = tmp_path_factory.mktemp("ck") / "run"
     change = {"--method": "datasift", "--budget": "40", "--tau": "0", "--checkpoint-every": "1"}
-    res = run_cli(*_args(files, out, change))
-    assert res.exit_code == 0, res.output
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("fairacq.cli._acquire.write_outputs", _stopped_before_outputs)
+        res = run_cli(*_args(files, out, change))
+    assert res.exit_code == 130, res.output  # stopped as by Ctrl-C
     assert (out / "checkpoint.json").exists()
+    assert sorted(p.name for p in out.iterdir()) == ["checkpoint.json", "checkpoint.parquet"]
     return out
+
+
+def _stopped_before_outputs(*args: Any, **kwargs: Any) -> None:
+    raise KeyboardInterrupt
 
 
 def _tamper_json(path: Path, edit) -> None:
@@ -204,7 +214,9 @@ TAMPER = [
     ("empty parquet", lambda d: (d / "checkpoint.parquet").write_bytes(b""), "checkpoint"),
     (
         "parquet of another run",
-        lambda d: (d / "checkpoint.parquet").write_bytes((d / "other.parquet").read_bytes()),
+        lambda d: (d / "checkpoint.parquet").write_bytes(
+            (d.parent / "other.parquet").read_bytes()  # written beside the run folder
+        ),
         "checkpoint",
     ),
     (
@@ -242,7 +254,7 @@ def test_acquire_resume_from_a_tampered_checkpoint(
     out = tmp_path / "run"
     shutil.copytree(checkpointed, out)
     frame = pd.read_parquet(out / "checkpoint.parquet")
-    frame.iloc[:2].to_parquet(out / "other.parquet")
+    frame.iloc[:2].to_parquet(tmp_path / "other.parquet")
     tamper(out)
     change = {"--method": "datasift", "--budget": "40", "--tau": "0", "--checkpoint-every": "1"}
     res = run_cli(*_args(files, out, change), "--resume")

@@ -380,7 +380,7 @@ def test_acquire_partial_refit(tmp_path):
     ok = _run(*args, "--refit", "partial")
     assert ok.exit_code == 0, ok.output
     assert Trace.load(tmp_path / "trace").meta["refit_used"] == "partial"
-    bad = _run(*args, "--refit", "warm")
+    bad = _run(*args, "--refit", "warm", "--overwrite")  # the folder holds the run above
     assert bad.exit_code == 2
     assert "'refit' parameter" in bad.output
 

@@ -74,3 +74,4 @@ def test_kill_9_then_resume_gives_the_uninterrupted_order_and_trace(files: Path)
     assert "going on from" in resumed.stderr
     for name in ("acquisition_order.csv", "trace.parquet"):
         assert (killed / name).read_bytes() == (whole / name).read_bytes(), name
+    assert sorted(p.name for p in killed.iterdir()) == sorted(p.name for p in whole.iterdir())

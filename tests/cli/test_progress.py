@@ -221,8 +221,9 @@ def test_a_resumed_acquisition_starts_its_bar_at_the_checkpoints_cost(tmp_path, 
     recorder = TraceRecorder(method="random", config={}, random_state=0)
     for cost in (0, 20, 40):
         recorder.record(cost=cost)
-    recorder.finish().save(tmp_path / "checkpoint")
-    resuming = checkpointing(tmp_path, 0, True)
+    stamp = {"files": {}, "options": {"--seed": 0}}  # what the checkpoint was written for
+    recorder.finish(run_inputs=stamp).save(tmp_path / "checkpoint")
+    resuming = checkpointing(tmp_path, 0, True, stamp)
     assert resuming == {"continue_from": tmp_path / "checkpoint", "resumed": 40.0}
     bars: list[ProgressBar] = []
 

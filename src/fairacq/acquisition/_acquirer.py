@@ -11,7 +11,7 @@ split steers; the test split is only reported. One trace row is recorded per eva
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 from fairacq._base import Strategy
 from fairacq._callbacks import Callback
 from fairacq._loop import run_loop
+from fairacq._random import seed_of
 from fairacq._trace import Trace
 from fairacq._validation import HasMethods, Interval, Options
 from fairacq.acquisition._acquisition_loop import AcquisitionLoop
@@ -258,7 +259,7 @@ class Acquirer(Strategy):
             costs = source.costs
         cost_arr = self._check_inputs(train, source, validation, test, costs)
         if continue_from is not None:
-            self._check_resumable(continue_from)
+            self._check_resumable(continue_from, len(source))
         del pool
         loop = self._loop_class(
             self,
@@ -306,12 +307,15 @@ class Acquirer(Strategy):
     #: Parameters a resumed run may change: they only decide when the run stops.
     _STOP_PARAMS: ClassVar[frozenset[str]] = frozenset({"budget", "max_evaluations", "tau"})
 
-    def _check_resumable(self, continue_from: Any) -> None:
-        """Refuse a checkpoint written with other step-changing parameters than this run's."""
+    def _check_resumable(self, continue_from: Any, pool_size: int) -> None:
+        """Refuse a checkpoint of another seed, pool size or step-changing parameters."""
         from fairacq._loop import open_checkpoint
         from fairacq._trace import _jsonable
 
-        saved = open_checkpoint(continue_from).trace.meta.get("config")
+        meta = open_checkpoint(continue_from).trace.meta
+        seed = seed_of(self.random_state)["seed"]
+        _check_same_run(type(self).__name__, meta, seed, pool_size)
+        saved = meta.get("config")
         ours = _jsonable(self._config())
         if not isinstance(saved, dict):
             saved = {}
@@ -445,4 +449,16 @@ def _check_types(name: str, **splits: Any) -> None:
                 f"{name}.run: {label} must be a FairDataset, got {got}. Build one with "
                 "fairacq.FairDataset(X, y, sensitive) or split one with "
                 "fairacq.data.split_datasift."
+            )
+
+
+def _check_same_run(who: str, meta: Mapping[str, Any], seed: Any, pool_size: int) -> None:
+    """Refuse a checkpoint (trace ``meta``) written with another seed or pool size."""
+    checks = (("seed", meta.get("seed"), seed), ("pool size", meta.get("pool_size"), pool_size))
+    for what, then, now in checks:
+        if then is not None and now is not None and then != now:
+            raise InvalidParameterError(
+                f"{who}: continue_from was written with {what} {then}, but this run has "
+                f"{now}. Resume with the seed and pool of the run that wrote the checkpoint, "
+                "or start afresh."
             )

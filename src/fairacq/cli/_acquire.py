@@ -9,7 +9,9 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from fairacq._run_folder import run_folder
 from fairacq.cli._acquire_inputs import UserFiles, check_files, load_inputs, parse_size
+from fairacq.cli._acquire_resume import run_stamp
 from fairacq.cli._acquire_run import (
     checkpointing,
     make_acquirer_for,
@@ -32,6 +34,7 @@ from fairacq.cli._data_options import (
     table_columns,
 )
 from fairacq.cli._errors import err_console, fail, user_errors
+from fairacq.cli._out_folder import OverwriteOpt, check_out_folder
 
 __all__ = ["METRIC_ALIASES", "acquire_cmd", "resolve_metric"]
 
@@ -186,6 +189,7 @@ def acquire_cmd(
         str | None, typer.Option(help="Dask scheduler address (tcp://host:8786); implies dask.")
     ] = None,
     out: Annotated[Path, typer.Option(help="Output directory.")] = Path("acquisition"),
+    overwrite: OverwriteOpt = False,
     baseline: Annotated[
         bool,
         typer.Option(
@@ -195,13 +199,16 @@ def acquire_cmd(
     ] = True,
     checkpoint_every: Annotated[
         int,
-        typer.Option(help="Write OUT/checkpoint every this many batches (0: never)."),
+        typer.Option(
+            help="Write OUT/checkpoint every this many batches (0: never); it records the "
+            "run's inputs and options, and is removed when the run finishes."
+        ),
     ] = 0,
     resume: Annotated[
         bool,
         typer.Option(
             help="Go on from OUT/checkpoint if a killed run left one: the result equals an "
-            "uninterrupted run's (same options needed)."
+            "uninterrupted run's (the same inputs and options are needed, and checked)."
         ),
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
@@ -217,8 +224,7 @@ def acquire_cmd(
     A Parquet pool is streamed chunk by chunk (--chunk-rows), so pools larger than memory
     work; --executor dask --address ... scores the chunks on a dask cluster.
     """
-    from fairacq._io import check_output_dir
-
+    shaping = dict(locals())  # the options as given: a checkpoint records them
     _check_acquire_options(method, accuracy_weight, executor, chunk_rows, checkpoint_every)
     if not 0 <= tau < float("inf"):
         raise fail(
@@ -246,7 +252,9 @@ def acquire_cmd(
         files = UserFiles(pool, data, train, val, test, columns, chunk_rows)
     with user_errors():
         given = {"--pool": pool, "--data": data, "--train": train, "--val": val, "--test": test}
-        check_output_dir(out, option="--out", inputs=given)
+        check_out_folder(out, given, overwrite=overwrite, checkpoint_ok=True)
+        stamp = run_stamp(given, shaping) if checkpoint_every or resume else {}
+        resuming = checkpointing(out, checkpoint_every, resume, stamp)
         inputs = load_inputs(dataset, None if files else sensitive, bias, seed, files)
         params = {
             "learner": learner, "metric": resolve_metric(metric), "tau": tau, "alpha": alpha,
@@ -257,8 +265,7 @@ def acquire_cmd(
             params["tau"] = 0.0  # its thresholds close the validation gap: spend the budget
         acquirer = make_acquirer_for(method, budget, batch, inputs, params)
         summary = _run_and_write(
-            acquirer, method, inputs, out, executor, address,
-            checkpointing(out, checkpoint_every, resume), baseline,
+            acquirer, method, inputs, out, executor, address, resuming, baseline
         )  # fmt: skip
     _print(summary, out, as_json)
 
@@ -282,7 +289,8 @@ def _run_and_write(
     finally:
         if isinstance(chunks, DaskChunkExecutor):
             chunks.close()
-    return write_outputs(acquirer, inputs, out, method, compare, notes)
+    with run_folder(out) as building:  # swapped in whole; the checkpoint left behind
+        return write_outputs(acquirer, inputs, building, method, compare, notes)
 
 
 def _print(summary: dict[str, Any], out: Path, as_json: bool) -> None:

@@ -27,23 +27,27 @@ def make_acquirer_for(
     )
 
 
-def checkpointing(out: Path, every: int, resume: bool) -> dict[str, Any]:
+def checkpointing(out: Path, every: int, resume: bool, stamp: dict[str, Any]) -> dict[str, Any]:
     """Return the ``callbacks`` and ``continue_from`` of a run checkpointing into ``out``.
 
-    Resuming from a checkpoint adds ``resumed``, the cost it had reached (for the progress
-    bar: done before this run; :func:`run_method` takes it out).
+    Every checkpoint records ``stamp`` (:func:`~fairacq.cli._acquire_resume.run_stamp`);
+    resuming from one written for other inputs or options is refused before any work.
+    Resuming adds ``resumed``, the cost the checkpoint had reached (for the progress bar:
+    done before this run; :func:`run_method` takes it out).
     """
     from fairacq import CheckpointCallback
+    from fairacq.cli._acquire_resume import STAMP_KEY, check_stamp
 
     path = out / "checkpoint"
     kwargs: dict[str, Any] = {}
     if every:
-        kwargs["callbacks"] = [CheckpointCallback(path, every=every)]
+        kwargs["callbacks"] = [CheckpointCallback(path, every=every, meta={STAMP_KEY: stamp})]
     if resume:
         if path.with_suffix(".json").exists():
             from fairacq import Trace
 
             trace = Trace.load(path)  # a damaged checkpoint: refused in one line, before work
+            check_stamp(trace.meta, stamp, path)
             kwargs["continue_from"] = path
             kwargs["resumed"] = float(trace.final("cost")) if len(trace) else 0.0
         else:

@@ -25,6 +25,7 @@ from fairacq.cli._data_options import (
     table_columns,
 )
 from fairacq.cli._errors import err_console, fail, user_errors
+from fairacq.cli._out_folder import OverwriteOpt
 from fairacq.cli._shutdown import stop_on_signals
 
 __all__ = ["compare_cmd"]
@@ -189,6 +190,7 @@ def compare_cmd(
         str, typer.Option(help="Rows per acquisition batch, or a share of the budget (10%).")
     ] = "10%",
     out: Annotated[Path, typer.Option(help="Output directory.")] = Path("compare"),
+    overwrite: OverwriteOpt = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the summary as JSON (only that on stdout).")
     ] = False,
@@ -207,7 +209,8 @@ def compare_cmd(
     import shlex
     import sys
 
-    from fairacq._io import check_output_dir
+    from fairacq._run_folder import run_folder
+    from fairacq.cli._out_folder import check_out_folder
 
     _check(data, label, budget, batch, target)
     assert data is not None
@@ -218,7 +221,7 @@ def compare_cmd(
     )  # fmt: skip
     chosen = [m.strip() for m in methods.split(",") if m.strip()] if methods else None
     with stop_on_signals(), user_errors():
-        check_output_dir(out, option="--out", inputs={"--data": data})
+        check_out_folder(out, {"--data": data}, overwrite=overwrite)
         table = read_user_table(data, columns)
         result = _run(
             table, question, budget, target, learner, seeds, seed, batch, chosen, max_accuracy_loss
@@ -226,7 +229,8 @@ def compare_cmd(
         command = "fairacq " + shlex.join(sys.argv[1:])
         from fairacq.compare import write_compare_report
 
-        summary = write_compare_report(result, out, command=command)
+        with run_folder(out) as building:  # swapped in whole when written
+            summary = write_compare_report(result, building, command=command)
     for failure in result.failures:
         err_console.print(f"warning: a run failed: {failure}", markup=False)
     if result.notes:
