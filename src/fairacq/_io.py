@@ -67,8 +67,16 @@ def _clash(out: Path, option: str | None, inputs: Inputs | None, *, folder: bool
     for name, path in _given(inputs):
         real_out, real_in = out.resolve(), path.resolve()
         inside = folder and (real_in == real_out or real_out in real_in.parents)
-        if inside or (not folder and _same(out, path)):
-            where = "lies inside the output folder" if folder else "is the output file"
+        # a file written over one inside an input folder (a saved model's own files)
+        within = not folder and out.exists() and real_in in real_out.parents
+        if inside or within or (not folder and _same(out, path)):
+            where = (
+                "lies inside the output folder"
+                if folder
+                else "holds the output file"
+                if within
+                else "is the output file"
+            )
             raise InvalidParameterError(
                 f"{_label(out, option)} would overwrite an input: {name} {path} {where}. "
                 "Pass another output path; inputs are never written over."
@@ -81,6 +89,21 @@ def _blocked_parent(path: Path) -> Path | None:
         if parent.exists():
             return None if parent.is_dir() else parent
     return None
+
+
+def _check_writable(out: Path, option: str | None) -> None:
+    """Refuse an output whose nearest existing parent folder takes no new file (probed)."""
+    parent = next((p for p in out.parents if p.exists()), None)
+    if parent is None or not parent.is_dir():
+        return
+    try:
+        with tempfile.TemporaryFile(dir=parent):
+            pass
+    except OSError as exc:
+        raise InvalidParameterError(
+            f"{_label(out, option)}: cannot write in {parent} ({exc.strerror or exc}). Pass "
+            "a path in a folder you may write to, e.g. runs/first."
+        ) from None
 
 
 def check_output_dir(
@@ -103,7 +126,8 @@ def check_output_dir(
     ------
     InvalidParameterError
         If ``path`` is empty or the current folder, ``path`` or one of its parents is an
-        existing file, or an input lies inside it (one line, with the fix).
+        existing file, its nearest existing parent takes no new file, or an input lies inside
+        it (one line, with the fix).
 
     Examples
     --------
@@ -135,6 +159,7 @@ def check_output_dir(
             f"{_label(out, option)}: {blocked} is a file, so no folder can be made inside it. "
             "Pass a folder whose parents are folders."
         )
+    _check_writable(out, option)
     _clash(out, option, inputs, folder=True)
     return out
 
@@ -162,8 +187,8 @@ def check_output_file(
     Raises
     ------
     InvalidParameterError
-        If ``path`` is an existing directory, a parent is a file, its ending is not one of
-        ``suffixes``, or it is one of ``inputs`` (one line, with the fix).
+        If ``path`` is an existing directory, a parent is a file or takes no new file, its
+        ending is not one of ``suffixes``, or it is one of ``inputs`` (one line, with the fix).
     """
     out = Path(path)
     if out.is_dir():
@@ -182,6 +207,7 @@ def check_output_file(
             f"{_label(out, option)}: unsupported file type. Pass a name ending in "
             f"{' or '.join(suffixes)}."
         )
+    _check_writable(out, option)
     _clash(out, option, inputs, folder=False)
     return out
 

@@ -40,6 +40,19 @@ def _compare(work: Path) -> list[str]:
     return ["compare", "--data", data, *ROLES, "--out", str(work / "run")]
 
 
+def _filter_apply(work: Path, *extra: str) -> list[str]:
+    proxy = work / "proxy.json"
+    proxy.write_text("{}")  # refused before it is read
+    return ["filter", "apply", str(proxy), str(work / "people.csv"), *extra]
+
+
+def _features_acquire(work: Path, out: str) -> list[str]:
+    model = work / "dadi"
+    model.mkdir(exist_ok=True)
+    (model / "summary.json").write_text("{}")
+    return ["features", "acquire", str(model), str(work / "people.csv"), "--out", out]
+
+
 CASES = {
     "acquire --pool inside --out": lambda w: _acquire(w, "run/acquired.parquet", str(w / "run")),
     "acquire --out is the folder of --data": lambda w: _acquire(w, "pool.parquet", str(w)),
@@ -53,13 +66,54 @@ CASES = {
         "--out",
         str(w / "run"),
     ],
+    "filter fit --out is --data": lambda w: [
+        "filter",
+        "fit",
+        "--data",
+        str(w / "people.csv"),
+        *ROLES,
+        "--out",
+        str(w / "people.csv"),
+    ],
+    "filter fit --summary is --data": lambda w: [
+        "filter",
+        "fit",
+        "--data",
+        str(w / "people.csv"),
+        *ROLES,
+        "--out",
+        str(w / "p.json"),
+        "--summary",
+        str(w / "people.csv"),
+    ],
+    "filter apply --out is the candidates": lambda w: _filter_apply(
+        w, "--out", str(w / "people.csv")
+    ),
+    "filter apply --summary is the proxy": lambda w: _filter_apply(
+        w, "--out", str(w / "admitted.csv"), "--summary", str(w / "proxy.json")
+    ),
+    "features train --data inside --out": lambda w: [
+        "features",
+        "train",
+        "--data",
+        str(w / "run" / "counts.csv"),
+        *ROLES,
+        "--out",
+        str(w / "run"),
+    ],
+    "features acquire --out is the people": lambda w: _features_acquire(w, str(w / "people.csv")),
+    "features acquire --out inside the model": lambda w: _features_acquire(
+        w, str(w / "dadi" / "summary.json")
+    ),
 }
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_an_output_that_would_overwrite_an_input_is_refused(work: Path, case: str) -> None:
     before = {p: p.read_bytes() for p in work.rglob("*") if p.is_file()}
-    line = assert_cli_error(run_cli(*CASES[case](work)), "--out")
-    assert "would overwrite an input" in line or "current folder" in line
+    args = CASES[case](work)
+    before = {p: p.read_bytes() for p in work.rglob("*") if p.is_file()}
+    line = assert_cli_error(run_cli(*args), ("--",))
+    assert "would overwrite an input" in line or "current folder" in line or "unsupported" in line
     after = {p: p.read_bytes() for p in work.rglob("*") if p.is_file()}
     assert after == before  # nothing written, nothing replaced

@@ -178,7 +178,7 @@ def train_cmd(
     if train_iter is not None:
         params["n_train_iter"] = train_iter
     with user_errors():
-        check_output_dir(out, option="--out")
+        check_output_dir(out, option="--out", inputs={"--data": data})
         with _recorded_warnings() as caught:
             source, extra = _training_data(data, dataset, sensitive, columns, include_sensitive)
             run = _train(source, extra, seed, max_rows, metric, resolve_metric, params)
@@ -415,7 +415,8 @@ def acquire_cmd(
     single_thread()
     with user_errors():
         if out is not None:
-            check_output_file(out, option="--out", suffixes=tuple(TABLE_SUFFIXES))
+            given = {"MODEL": model_dir, "PEOPLE": people_path}
+            check_output_file(out, option="--out", suffixes=tuple(TABLE_SUFFIXES), inputs=given)
         if not model_dir.is_dir():
             raise FileNotFoundError(
                 f"Model folder {model_dir} does not exist. Pass a folder written by "

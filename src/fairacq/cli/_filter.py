@@ -174,8 +174,9 @@ def fit_cmd(
     settings = {"proxy": proxy, "alpha": alpha, "gamma": gamma, "model": learner, "seed": seed}
     summary_path = _summary_path(out, summary)
     with user_errors():
-        check_output_file(out, option="--out")
-        check_output_file(summary_path, option="--summary")
+        check_output_file(out, option="--out", inputs={"--data": data})
+        check_output_file(summary_path, option="--summary", inputs={"--data": data})
+        _distinct_outputs(out, summary_path)
         with _caught() as caught, err_console.status(f"Fitting the {proxy} proxy ..."):
             if data is not None:
                 columns = table_columns(label, sensitive, categorical=categorical, drop=drop,
@@ -258,6 +259,12 @@ def _one(positional: Path | None, option: Path | None, name: str, flag: str) -> 
     return positional or option  # type: ignore[return-value]
 
 
+def _distinct_outputs(out: Path, summary: Path) -> None:
+    """Refuse a --summary that names the --out file: one would overwrite the other."""
+    if out.resolve() == summary.resolve():
+        raise fail(f"--summary {summary} is the --out file; pass two different paths.")
+
+
 @filter_app.command("apply")
 def apply_cmd(
     proxy_file: Annotated[
@@ -307,8 +314,10 @@ def apply_cmd(
     summary_path = _summary_path(out, summary)
     columns = None if evaluate is None else [c.strip() for c in evaluate.split(",")]
     with user_errors():
-        check_output_file(out, option="--out", suffixes=tuple(TABLE_SUFFIXES))
-        check_output_file(summary_path, option="--summary")
+        given = {"PROXY": proxy_path, "CANDIDATES": cand_path}
+        check_output_file(out, option="--out", suffixes=tuple(TABLE_SUFFIXES), inputs=given)
+        check_output_file(summary_path, option="--summary", inputs=given)
+        _distinct_outputs(out, summary_path)
         fitted = load_proxy(proxy_path)
         frame = read_table(cand_path)
         with _caught() as caught:
