@@ -18,6 +18,9 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 import pytest
 from hypothesis import HealthCheck, settings
 
+#: A module that fails on import on purpose (``--model tests.broken_model_module:Model``).
+collect_ignore = ["broken_model_module.py"]
+
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 if "FAIRACQ_DATA" not in os.environ and SHARED_DATA.is_dir():
     os.environ["FAIRACQ_DATA"] = str(SHARED_DATA)

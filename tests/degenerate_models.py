@@ -23,3 +23,17 @@ class WideProba(LogisticRegression):
 
     def predict_proba(self, X):
         return 2.0 * super().predict_proba(X)
+
+
+class FitRaises(LogisticRegression):
+    """A classifier whose ``fit`` always fails (e.g. a library bug or a missing resource)."""
+
+    def fit(self, X, y, sample_weight=None):
+        raise RuntimeError("the solver could not start")
+
+
+class OneColumnProba(LogisticRegression):
+    """A logistic regression whose ``predict_proba`` has one column instead of two."""
+
+    def predict_proba(self, X):
+        return super().predict_proba(X)[:, 1:]

@@ -87,6 +87,11 @@ RULE_CASES: list[tuple[str | bytes, Fragments]] = [
     (b"5: risky(U) -> recid(U) ^2\x00\n", ("NUL bytes",)),
     ("/* never closed\n5: risky(U) -> recid(U) ^2\n", ("--rules:",)),
     ("   \n\t\n", ("holds no rule",)),
+    (
+        "5: risky(U, V) -> recid(U) ^2\n",
+        ("'risky' takes 2 arguments in the rules", "risky_obs.txt", "1 argument(s) and a truth"),
+    ),
+    ("5: risky(U, U) -> recid(U) ^2\n", ("'risky' takes 2 arguments", "add a truth column")),
 ]
 
 
@@ -173,6 +178,12 @@ def test_relational_infer_wrong_paths(psl, tmp_path, args, fragments) -> None:
         ),
         (["learn", "--preset", "fast"], ("'preset'", "'fast'")),
         (["learn", "--fold", "-1"], ("'fold'", "Got -1")),
+        (
+            ["learn", "--dataset", "paper-review", "--fold", "10"],
+            ("'fold' of paper-review", "from 0 to 9", "Got 10"),
+        ),
+        (["learn", "--fold", "99"], ("'fold' of compas", "from 0 to 4", "Got 99")),
+        (["learn", "--out", "/proc/fairacq-a3sl"], ("--out", "cannot write in /proc")),
         (["learn", "--refine-seconds", "-1"], ("--refine-seconds must be > 0",)),
         (["learn", "--seed", "-1"], ("random_state",)),
         (["learn", "--prior", "eqodds=-1"], ("'alpha_odds'",)),
@@ -329,6 +340,50 @@ API_CASES: list[tuple[str, Any, type[FairacqError], Fragments]] = [
         "split",
     ),
     ("example into a file", lambda p: write_example(p / "afile.txt"), FairacqError, "afile.txt"),
+    (
+        "pipeline rules int",
+        lambda p: run_pipeline(123, None, read_psl_data(p / "data")),
+        InvalidParameterError,
+        ("rules must be PSL rule text or a list", "int 123"),
+    ),
+    (
+        "pipeline rules [None]",
+        lambda p: run_pipeline([None], None, read_psl_data(p / "data")),
+        InvalidParameterError,
+        ("rules[0] is None, not a rule",),
+    ),
+    (
+        "pipeline map option typo",
+        lambda p: run_pipeline(RULES, None, read_psl_data(p / "data"), map_options={"nope": 1}),
+        InvalidParameterError,
+        ("map_options has the unknown key 'nope'", "max_iter"),
+    ),
+    (
+        "pipeline map options list",
+        lambda p: run_pipeline(RULES, None, read_psl_data(p / "data"), map_options=[1]),
+        InvalidParameterError,
+        ("map_options must be a dict",),
+    ),
+    (
+        "pipeline weight learning typo",
+        lambda p: run_pipeline(
+            RULES, None, read_psl_data(p / "data"), weight_learning={"n_iters": 3}
+        ),
+        InvalidParameterError,
+        ("weight_learning has the unknown key 'n_iters'", "n_iter"),
+    ),
+    (
+        "pipeline fairness int",
+        lambda p: run_pipeline(RULES, None, read_psl_data(p / "data"), fairness=3),
+        InvalidParameterError,
+        ("fairness must be a constraint",),
+    ),
+    (
+        "named fold out of range",
+        lambda p: load_named_relational("paper-review", 99, "train"),
+        InvalidParameterError,
+        ("from 0 to 9", "Got 99"),
+    ),
 ]
 
 

@@ -11,6 +11,7 @@ import pytest
 from fairacq.data import FairDataset, load_toy
 from fairacq.exceptions import (
     BudgetError,
+    DegenerateModelError,
     FairacqError,
     InvalidDataError,
     InvalidParameterError,
@@ -29,6 +30,7 @@ from fairacq.sampling import (
     run_sampler_trials,
 )
 from tests.bad_input._corpus import Fragments, assert_api_error, assert_cli_error, run_cli
+from tests.degenerate_models import OneColumnProba
 
 # -- the command line ------------------------------------------------------------------------
 
@@ -105,6 +107,13 @@ CLI_CASES: list[tuple[dict[str, Any], Fragments]] = [
         {"--model": "tests.degenerate_models:NanProba", "--workers": "1"},
         ("the sampler's model", "not numbers", "another model"),
     ),
+    ({"--epsilon": "0.3"}, ("--epsilon applies to epsilon-greedy only", "--method aopt")),
+    ({"--method": "uniform", "--c0": "0.3"}, ("--c0 applies to aopt and aopt-plus only",)),
+    ({"--method": "epsilon-greedy", "--c0": "0.3"}, ("--c0", "Use --method aopt")),
+    (
+        {"--model": "linear_svm", "--validation": "cross", "--workers": "1"},
+        ("linear_svm cannot be fitted on", "of label 0", "such as lr"),
+    ),
 ]
 
 
@@ -129,6 +138,11 @@ def test_sample_cli(files: Path, tmp_path: Path, change, fragments) -> None:
 def test_sample_cli_bundled_data(tmp_path: Path, args, fragments) -> None:
     res = run_cli("sample", *args, "--budget", "50", "--trials", "1", "--out", tmp_path / "o")
     assert_cli_error(res, fragments)
+
+
+def test_sample_out_where_nothing_can_be_written(files: Path) -> None:
+    res = run_cli(*_args(files, Path("/proc/fairacq-run"), {}))
+    assert_cli_error(res, ("--out /proc/fairacq-run", "cannot write in /proc", "a folder you"))
 
 
 def test_sample_out_is_a_file(files: Path) -> None:
@@ -374,7 +388,44 @@ API_CASES: list[tuple[str, Any, type[FairacqError], Fragments]] = [
     ("resolve -5%", lambda d: resolve_budget("-5%", 100), InvalidParameterError, "-5%"),
     ("resolve bool", lambda d: resolve_budget(True, 100), InvalidParameterError, "True"),
     ("oracle of a frame", lambda d: DatasetOracle(d.X), InvalidDataError, "FairDataset"),
+    (
+        "allocate epsilon for aopt",
+        lambda d: allocate_budget(d, "aopt", budget=40, n_trials=1, epsilon=0.3),
+        InvalidParameterError,
+        ("epsilon applies to epsilon-greedy only", "method 'aopt' would ignore it"),
+    ),
+    (
+        "allocate unknown hyper-parameter",
+        lambda d: allocate_budget(d, "uniform", budget=40, n_trials=1, nope=1),
+        InvalidParameterError,
+        ("nope is no sampler's parameter", "drop nope"),
+    ),
+    (
+        "validation with a group the oracle lacks",
+        lambda d: UniformSampler(budget=20, random_state=0).run(
+            DatasetOracle(_only_groups(d, 2)), validation=_only_groups(d, 3)
+        ),
+        InvalidDataError,
+        ("has rows of group(s) 'c' that the oracle lacks", "oracle's groups only"),
+    ),
+    (
+        "refit model with one probability column",
+        lambda d: UniformSampler(budget=20, random_state=0, learner=OneColumnProba()).run(
+            _oracle(d)
+        ),
+        DegenerateModelError,
+        ("the sampler's model gave one probability column",),
+    ),
 ]
+
+
+def _only_groups(d: FairDataset, n: int) -> FairDataset:
+    """``d`` with groups 'a', 'b' (and 'c', every third row, when ``n`` is 3)."""
+    group = np.where(d.s == 0, "a", "b")
+    if n == 3:
+        group = np.where(np.arange(len(d)) % 3 == 0, "c", group)
+    keep = np.flatnonzero(group != "c") if n == 2 else np.arange(len(d))
+    return FairDataset(d.X.iloc[keep], d.y[keep], group[keep], name=f"{n} groups")
 
 
 @pytest.mark.parametrize(
@@ -382,6 +433,29 @@ API_CASES: list[tuple[str, Any, type[FairacqError], Fragments]] = [
 )
 def test_sampling_api(toy, name, call, kind, fragments) -> None:
     assert_api_error(lambda: call(toy), fragments, kind)
+
+
+def test_resume_from_a_trace_of_another_seed(toy) -> None:
+    trace = UniformSampler(budget=20, random_state=0).run(_oracle(toy))
+    assert_api_error(
+        lambda: UniformSampler(budget=30, random_state=5).run(_oracle(toy), continue_from=trace),
+        ("trace of seed 0", "random_state is seed 5", "Resume with random_state=0"),
+        InvalidDataError,
+    )
+    again = UniformSampler(budget=30, random_state=0).run(_oracle(toy), continue_from=trace)
+    assert again.to_frame()["cost"].iloc[-1] == 30  # the seed that wrote it resumes
+
+
+def test_resume_from_a_trace_of_another_spawned_seed(toy) -> None:
+    first, second = np.random.SeedSequence(3).spawn(2)
+    trace = UniformSampler(budget=20, random_state=first).run(_oracle(toy))
+    assert_api_error(
+        lambda: UniformSampler(budget=30, random_state=second).run(
+            _oracle(toy), continue_from=trace
+        ),
+        ("spawn key [0]", "spawn key [1]", "SeedSequence(3, spawn_key=(0,))"),
+        InvalidDataError,
+    )
 
 
 def test_resume_from_another_samplers_trace(toy) -> None:

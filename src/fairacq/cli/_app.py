@@ -55,6 +55,9 @@ def _root(
     ),
 ) -> None:
     """Fairness-aware data and information acquisition."""
+    from fairacq.cli._user_model import forget_user_models
+
+    forget_user_models()  # a --model of an earlier command (in this process) is no longer used
 
 
 def main() -> None:

@@ -9,6 +9,7 @@ reads and encodes the table; :func:`model_from_options` builds the model the lib
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -30,6 +31,7 @@ __all__ = [
     "ModelParamOpt",
     "PositiveOpt",
     "SensitiveOpt",
+    "join_names",
     "model_from_options",
     "read_user_table",
     "table_columns",
@@ -57,15 +59,19 @@ CostOpt = Annotated[
     str | None, typer.Option("--cost", help="Per-row cost column (kept out of the features).")
 ]
 CategoricalOpt = Annotated[
-    str | None,
+    list[str] | None,
     typer.Option(
         "--categorical",
-        help="Columns to one-hot encode, comma-separated (default: every non-numeric one).",
+        help="Columns to one-hot encode, comma-separated or repeated (default: every text "
+        "column; at most 50 columns each, rare categories grouped as '(other)').",
     ),
 ]
 DropOpt = Annotated[
-    str | None,
-    typer.Option("--drop", help="Columns to ignore (ids, free text), comma-separated."),
+    list[str] | None,
+    typer.Option(
+        "--drop",
+        help="Columns to ignore (ids, dates, free text), comma-separated or repeated.",
+    ),
 ]
 PositiveOpt = Annotated[
     str | None,
@@ -98,27 +104,43 @@ ModelParamOpt = Annotated[
 ]
 
 
+def join_names(value: str | Sequence[str] | None) -> str | None:
+    """Join an option given repeated and/or comma-separated into one comma-separated text.
+
+    ``["a", "b,c"]`` and ``"a,b,c"`` both give ``"a,b,c"``; ``None`` or nothing gives None.
+    """
+    items = [value] if isinstance(value, str) else list(value or [])
+    names = [p.strip() for item in items for p in item.split(",") if p.strip()]
+    return ",".join(names) if names else None
+
+
 def table_columns(
     label: str,
-    sensitive: str | None,
+    sensitive: str | Sequence[str] | None,
     *,
     cost: str | None = None,
-    categorical: str | None = None,
-    drop: str | None = None,
+    categorical: str | Sequence[str] | None = None,
+    drop: str | Sequence[str] | None = None,
     positive: str | None = None,
     impute: bool = False,
 ) -> TableColumns:
-    """Return the :class:`~fairacq.data.TableColumns` the options name; exit 2 without a group."""
+    """Return the :class:`~fairacq.data.TableColumns` the options name; exit 2 without a group.
+
+    ``sensitive``, ``categorical`` and ``drop`` may each be comma-separated text or a list of
+    such texts (the option given several times); all the names count.
+    """
     from fairacq.data import columns_from_options
 
-    if not sensitive or not sensitive.strip(" ,"):
+    groups = join_names(sensitive)
+    if groups is None:
         raise fail("--data needs --sensitive COL naming the group column (e.g. --sensitive sex).")
+    cats = None if categorical is None else join_names(categorical) or ""
     return columns_from_options(
         label,
-        sensitive,
+        groups,
         cost=cost,
-        categorical=categorical,
-        drop=drop or (),
+        categorical=cats,
+        drop=join_names(drop) or (),
         positive=positive,
         impute=impute,
     )
@@ -154,8 +176,11 @@ def model_from_options(model: str, params: list[str] | None) -> Any:
     Raises
     ------
     typer.Exit
-        Code 2 on a malformed ``--model-param`` or a model that cannot be built.
+        Code 2 on a malformed ``--model-param`` or a model that cannot be built (a
+        ``module:Class`` whose import fails too). A ``module:Class`` is remembered, so a later
+        failure in its ``fit`` or ``predict_proba`` is one error line (``user_errors``).
     """
+    from fairacq.cli._user_model import remember_user_model
     from fairacq.exceptions import FairacqError
     from fairacq.models import make_learner
 
@@ -163,7 +188,10 @@ def model_from_options(model: str, params: list[str] | None) -> Any:
     if not kwargs and ":" not in model:
         return model
     try:
-        return make_learner(model, **kwargs)
+        learner = make_learner(model, **kwargs)
+        if ":" in model:
+            remember_user_model(model, learner)  # its failures become one error line
+        return learner
     except FairacqError as exc:
         raise fail(str(exc)) from None
     except (TypeError, ValueError) as exc:

@@ -27,6 +27,7 @@ from fairacq.cli._data_options import (
     table_columns,
 )
 from fairacq.cli._errors import err_console, fail, user_errors
+from fairacq.cli._out_folder import OverwriteOpt
 from fairacq.cli._shutdown import stop_on_signals
 
 if TYPE_CHECKING:
@@ -75,6 +76,21 @@ def _table(
         raise fail("--sensitive needs at least one group column, e.g. --sensitive race,sex.")
     name = dataset or "adult"
     return load_dataset(name).with_sensitive(*attrs), name
+
+
+def _method_options(method: str, **options: float | None) -> dict[str, float]:
+    """Return the method-specific options given; exit 2 on one ``method`` does not take."""
+    from fairacq.sampling import available_samplers, samplers_taking
+
+    given = {name: value for name, value in options.items() if value is not None}
+    for name in given:
+        takers = samplers_taking(name)
+        if method in available_samplers() and method not in takers:
+            raise fail(
+                f"--{name} applies to {' and '.join(takers)} only; got --method {method}. "
+                f"Use --method {takers[0]} or drop the option."
+            )
+    return given
 
 
 def _learner(model: str, params: list[str] | None) -> Any:
@@ -183,10 +199,18 @@ def sample_cmd(
     ] = "aopt",
     budget: BudgetOpt = "2000",
     c0: Annotated[
-        float,
-        typer.Option(help="Aopt's exploration constant: how much it favours groups drawn less."),
-    ] = 0.1,
-    epsilon: Annotated[float, typer.Option(help="epsilon-greedy's epsilon.")] = 0.1,
+        float | None,
+        typer.Option(
+            help="aopt and aopt-plus only: the exploration constant, how much they favour "
+            "groups drawn less (default 0.1)."
+        ),
+    ] = None,
+    epsilon: Annotated[
+        float | None,
+        typer.Option(
+            help="epsilon-greedy only: the share of rounds that draw a random group (default 0.1)."
+        ),
+    ] = None,
     validation: Annotated[
         str,
         typer.Option(
@@ -209,6 +233,7 @@ def sample_cmd(
         bool, typer.Option("--no-baseline", help="Do not run Uniform beside the method.")
     ] = False,
     out: Annotated[Path, typer.Option(help="Output directory.")] = Path("sampling"),
+    overwrite: OverwriteOpt = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the summary as JSON (only that on stdout).")
     ] = False,
@@ -225,16 +250,18 @@ def sample_cmd(
     (warm-started); any other --model or a --model-param is refitted, as a fresh clone, on
     every sample drawn so far each round.
     """
-    from fairacq._io import check_output_dir
+    from fairacq._run_folder import run_folder
+    from fairacq.cli._out_folder import check_out_folder
     from fairacq.cli._sample_report import people_table, result_lines, table_title, write_report
 
     if sensitive and groups:
         raise fail("--groups is the old name of --sensitive; give only --sensitive.")
     if validation not in ("paired", "cross"):
         raise fail(f"--validation must be paired or cross, got {validation!r}.")
+    given = _method_options(method, c0=c0, epsilon=epsilon)
     with stop_on_signals(), user_errors(), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        check_output_dir(out, option="--out", inputs={"--data": data})
+        check_out_folder(out, {"--data": data}, overwrite=overwrite)
         if groups:
             err_console.print("note: --groups is deprecated; use --sensitive.", markup=False)
         table, name = _table(
@@ -257,8 +284,7 @@ def sample_cmd(
             learner=_learner(model, model_param),
             baseline=None if no_baseline else "uniform",
             workers=workers,
-            c0=c0,
-            epsilon=epsilon,
+            **given,
             validation=None if validation == "paired" else validation,
         )
         lines = _warning_lines(caught)
@@ -266,15 +292,16 @@ def sample_cmd(
         settings = {"data": name, "method": method, "budget": budget, "seed": seed}
         settings["validation"] = validation
         settings |= {"model": model, "model_param": model_param}
-        summary = write_report(
-            result,
-            out,
-            dataset=name,
-            notes=[*found, _note(table, result.budget, budget, validation)],
-            warnings=lines,
-            settings={**settings, "groups": list(table.sensitive_attrs), "trials": trials},
-            title=_figure_title(name, table, method, baseline=not no_baseline),
-        )
+        with run_folder(out) as building:  # swapped in whole when written
+            summary = write_report(
+                result,
+                building,
+                dataset=name,
+                notes=[*found, _note(table, result.budget, budget, validation)],
+                warnings=lines,
+                settings={**settings, "groups": list(table.sensitive_attrs), "trials": trials},
+                title=_figure_title(name, table, method, baseline=not no_baseline),
+            )
     for text in lines:
         err_console.print(f"warning: {text}", markup=False)
     if as_json:

@@ -79,8 +79,9 @@ def check_probabilities(proba: ArrayLike, *, where: str = "the model") -> NDArra
 def _columns_message(n_columns: int, where: str) -> str:
     if n_columns == 1:
         return (
-            f"{where} gave one probability column: it was trained on rows of one class only. "
-            "Give it rows of both classes (check --label and --positive)."
+            f"{where} gave one probability column, not one per class: it was trained on rows "
+            "of one class only, or its predict_proba is not a classifier's. Give it rows of "
+            "both classes (check --label and --positive), or use another model."
         )
     return (
         f"{where} gave {n_columns} probability columns; fairacq needs a binary classifier "

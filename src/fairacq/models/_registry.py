@@ -264,6 +264,12 @@ def _import_class(path: str) -> Any:
             f"Cannot import module {module_name!r} for --model {path} ({exc}). Install it or "
             "check the spelling."
         ) from None
+    except Exception as exc:  # the module's own code failed while it was imported
+        raise InvalidParameterError(
+            f"Importing module {module_name!r} for --model {path} failed "
+            f"({type(exc).__name__}: {_first_line(exc)}). Fix the module, or pick a built-in "
+            "model such as lr."
+        ) from None
     cls = getattr(module, class_name, None)
     if cls is None:
         raise InvalidParameterError(
@@ -275,6 +281,11 @@ def _import_class(path: str) -> Any:
             "classifier class, e.g. sklearn.ensemble:RandomForestClassifier."
         )
     return cls
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else "no message"
 
 
 def _check_param_values(model: Any, params: dict[str, Any]) -> None:

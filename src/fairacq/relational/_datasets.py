@@ -9,6 +9,7 @@ layer cannot import a model). :func:`load_named_relational` loads a split of one
 
 from __future__ import annotations
 
+import numbers
 import os
 from typing import Any, Literal
 
@@ -25,6 +26,9 @@ __all__ = [
 
 #: Data sets :func:`load_named_relational` knows.
 NAMED_RELATIONAL = ("paper-review", "compas", "movielens")
+
+#: Folds of each named data set: the authors' ten paper-review samples, five folds otherwise.
+_N_FOLDS = {"paper-review": 10, "compas": 5, "movielens": 5}
 
 
 def load_movielens_relational(
@@ -73,6 +77,16 @@ def load_movielens_relational(
     )
 
 
+def _check_fold(dataset: str, fold: object) -> None:
+    """Refuse a fold the data set does not have (never taken modulo the number of folds)."""
+    n = _N_FOLDS[dataset]
+    if isinstance(fold, bool) or not isinstance(fold, numbers.Integral) or not 0 <= int(fold) < n:
+        raise InvalidParameterError(
+            f"The 'fold' of {dataset} must be an int from 0 to {n - 1} (it has {n} folds, "
+            f"never taken modulo {n}). Got {fold!r} instead. Pass a fold from 0 to {n - 1}."
+        )
+
+
 def a3sl_options(dataset: str, fair: bool) -> dict[str, Any]:
     """Per-dataset settings of the authors' code for :class:`FairA3SL`.
 
@@ -108,6 +122,8 @@ def load_named_relational(
     ------
     UnknownNameError
         For an unknown data set, with the closest name.
+    InvalidParameterError
+        For a fold outside ``0 .. n-1`` (ten for paper-review, five otherwise).
     """
     from fairacq.data.relational._compas import load_compas_relational
     from fairacq.data.relational._paper_review import load_paper_review
@@ -116,6 +132,7 @@ def load_named_relational(
         raise did_you_mean("dataset", dataset, NAMED_RELATIONAL, "fairacq relational learn --help")
     if split not in ("train", "test"):
         raise InvalidParameterError(f"split must be 'train' or 'test', got {split!r}.")
+    _check_fold(dataset, fold)
     if dataset == "compas":
         return load_compas_relational(fold, split=split)
     if dataset == "movielens":

@@ -34,9 +34,11 @@ from fairacq.data.relational._relational_data import RelationalData
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
 from fairacq.relational._evaluation import evaluate_atoms
 from fairacq.relational._metric_notes import MetricsWarning, json_metrics, metric_notes
+from fairacq.relational._pipeline_checks import check_option_keys, check_rule_items
 from fairacq.relational.hlmrf._database import Database
 from fairacq.relational.hlmrf._ground_model import GroundModel, LinearConstraints
 from fairacq.relational.hlmrf._grounding import ground
+from fairacq.relational.inference._admm import admm_map
 from fairacq.relational.inference._fairness import (
     FairnessSpec,
     fairness_constraints,
@@ -163,21 +165,38 @@ def as_rules(rules: RuleInput) -> list[Rule | ArithmeticRule]:
     ------
     InvalidDataError
         If the text does not parse or holds no rule.
+    InvalidParameterError
+        If ``rules`` is neither text nor a list, or an item is no rule.
     """
-    if isinstance(rules, str):
-        out = parse_rules(rules)
-    else:
-        out = []
-        for item in rules:
-            out.extend(parse_rules(item) if isinstance(item, str) else [item])
+    out: list[Rule | ArithmeticRule] = []
+    for item in check_rule_items(rules, "run_pipeline"):
+        out.extend(parse_rules(item) if isinstance(item, str) else [item])
     if not out:
         raise InvalidDataError("run_pipeline: no rule given. Pass PSL rule text.")
     return out
 
 
+def _option_dicts(weight_learning: Any, map_options: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Return the keyword arguments of weight learning and MAP inference, keys checked."""
+    learning = check_option_keys(
+        weight_learning, "run_pipeline: weight_learning", [learn_weights],
+        skip=("truth", "fairness", "random_state"),
+    )  # fmt: skip
+    options = check_option_keys(
+        MAP_TIGHT if map_options is None else map_options, "run_pipeline: map_options",
+        [map_inference, admm_map],
+    )  # fmt: skip
+    return learning, options
+
+
 def _specs(
     fairness: str | FairnessSpec | Sequence[str | FairnessSpec],
 ) -> tuple[FairnessSpec, ...]:
+    if not isinstance(fairness, (str, FairnessSpec, Sequence)):
+        raise InvalidParameterError(
+            f"run_pipeline: fairness must be a constraint such as 'rd<=0.1' or a list of them, "
+            f"got {type(fairness).__name__} {fairness!r}. Pass e.g. fairness='rd<=0.1'."
+        )
     items = [fairness] if isinstance(fairness, (str, FairnessSpec)) else list(fairness)
     return tuple(parse_fairness(f) if isinstance(f, str) else f for f in items)
 
@@ -321,7 +340,8 @@ def run_pipeline(
         If a rule does not parse or names an unknown predicate, training truth is missing,
         or a group atom is not a test target.
     InvalidParameterError
-        If ``weights`` has the wrong length.
+        If ``weights`` has the wrong length, ``rules`` or ``fairness`` is of the wrong kind,
+        or ``weight_learning`` / ``map_options`` holds a key its function does not take.
 
     Examples
     --------
@@ -345,6 +365,7 @@ def run_pipeline(
     parsed = as_rules(rules)
     _check_targets_ruled(parsed, test)
     specs = _specs(fairness)
+    learning, options = _option_dicts(weight_learning, map_options)
     learned: WeightLearningResult | None = None
     tic = time.perf_counter()
     if weights is None and train is not None:
@@ -361,7 +382,7 @@ def run_pipeline(
             truth,
             fairness=extra,
             random_state=random_state,
-            **dict(weight_learning or {}),
+            **learning,
         )
         times["learn"] = time.perf_counter() - tic
         tic = time.perf_counter()
@@ -380,7 +401,6 @@ def run_pipeline(
         w = np.asarray(test_model.rule_weights, dtype=np.float64)
     model = apply_fairness(test_model.with_rule_weights(w), test, specs, predicate=predicate)
     tic = time.perf_counter()
-    options = dict(MAP_TIGHT if map_options is None else map_options)
     result = map_inference(model, **options)
     times["infer"] = time.perf_counter() - tic
     frame = result.to_frame(model)

@@ -52,7 +52,12 @@ from fairacq.sampling._minimax_fair import (
 )
 from fairacq.sampling._oracles import CallbackOracle, DatasetOracle, GeneratorOracle, GroupOracle
 from fairacq.sampling._recommend import RecommendedCounts, largest_remainder, recommend_counts
-from fairacq.sampling._registry import available_samplers, make_sampler
+from fairacq.sampling._registry import (
+    available_samplers,
+    check_params_apply,
+    make_sampler,
+    samplers_taking,
+)
 from fairacq.sampling._slice_allocation import allocate_slices, slice_objective
 from fairacq.sampling._slice_tuner import SliceTunerSampler
 from fairacq.sampling._trend import mann_kendall_score
@@ -96,6 +101,7 @@ __all__ = [
     "allocate_budget",
     "allocate_slices",
     "available_samplers",
+    "check_params_apply",
     "compare_to_baseline",
     "exponentiated_update",
     "fit_power_law",
@@ -108,6 +114,7 @@ __all__ = [
     "regulator_step_size",
     "resolve_budget",
     "run_sampler_trials",
+    "samplers_taking",
     "slice_objective",
     "theory_ucb",
     "trial_split",

@@ -13,6 +13,7 @@ from fairacq.exceptions import BudgetError, ResultWarning
 from fairacq.models import one_class_problem
 from fairacq.sampling._allocation import AllocationResult
 from fairacq.sampling._budget import resolve_budget
+from fairacq.sampling._registry import check_params_apply
 from fairacq.sampling._trials import TrialMapper, check_dataset, run_sampler_trials
 
 __all__ = ["MIN_GROUP_ROWS", "allocate_budget"]
@@ -93,7 +94,8 @@ def allocate_budget(
     executor : object with ``map(fn, items)`` or None, default=None
         Runs the trials.
     **params
-        Further sampler hyper-parameters (``c0``, ``epsilon``, ``b0`` ...).
+        Further hyper-parameters of ``method`` (``c0``, ``epsilon``, ``b0`` ...); one it does
+        not take is refused (the baseline gets those it takes).
 
     Returns
     -------
@@ -113,7 +115,8 @@ def allocate_budget(
         For a budget above the rows to draw from, or a group running out (naming it; for the
         baseline, saying so).
     InvalidParameterError, UnknownNameError
-        For a bad budget, sampler name or learner.
+        For a bad budget, sampler name or learner, or a hyper-parameter ``method`` does not
+        take.
 
     Examples
     --------
@@ -124,6 +127,8 @@ def allocate_budget(
     (40.0, [20.0, 20.0])
     """
     check_dataset(dataset, "allocate_budget")
+    hyper = {k: v for k, v in params.items() if k != "validation"}  # validation: the trials'
+    check_params_apply(method, hyper, where="allocate_budget")  # none silently ignored
     available = _warn_small_groups(dataset, MIN_GROUP_ROWS)
     root = root_seed(random_state)
     common = dict(

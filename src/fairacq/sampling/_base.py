@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 from fairacq._base import Strategy
 from fairacq._callbacks import Callback
 from fairacq._loop import load_checkpoint, run_loop
+from fairacq._random import seed_of
 from fairacq._trace import Trace
 from fairacq._validation import HasMethods, Interval, Options
 from fairacq._warnings import warn_caller
@@ -238,6 +239,7 @@ class GroupSampler(Strategy):
         checkpoint = None if continue_from is None else load_checkpoint(continue_from)
         if checkpoint is not None:
             _check_resumable(checkpoint, self.method_name, names)
+            _check_same_seed(checkpoint, self.random_state)
         loop = SamplingLoop(self, oracle, validation=validation, test=test, n0=n0, mode=mode)
         result = run_loop(
             loop,
@@ -309,6 +311,27 @@ def _check_oracle(oracle: Any) -> None:
             f"got {type(oracle).__name__}. Wrap data in DatasetOracle, GeneratorOracle or "
             "CallbackOracle."
         )
+
+
+def _check_same_seed(trace: Trace, random_state: Any) -> None:
+    """Refuse to resume a trace written with another seed (its draws could not be replayed)."""
+    given = seed_of(random_state)
+    written = {"seed": trace.meta.get("seed"), "spawn_key": list(trace.meta.get("spawn_key", []))}
+    if given["seed"] is None or written["seed"] is None or given == written:
+        return
+    fix = f"random_state={written['seed']}"
+    if written["spawn_key"]:
+        fix = f"SeedSequence({written['seed']}, spawn_key={tuple(written['spawn_key'])})"
+    raise InvalidDataError(
+        f"continue_from holds a trace of {_seed_text(written)}, but this sampler's "
+        f"random_state is {_seed_text(given)}: its draws would not be the ones replayed. "
+        f"Resume with {fix}, the seed that wrote it, or start afresh without continue_from."
+    )
+
+
+def _seed_text(seed: dict[str, Any]) -> str:
+    key = seed["spawn_key"]
+    return f"seed {seed['seed']}" + (f" (spawn key {key})" if key else "")
 
 
 def _check_resumable(trace: Trace, method: str, names: list[str]) -> None:

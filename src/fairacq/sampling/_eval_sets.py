@@ -40,6 +40,7 @@ def eval_sets(
     if isinstance(data, FairDataset):
         X, y, s = data.to_numpy().astype(np.float64), np.asarray(data.y), np.asarray(data.s)
         present = {str(n): g for g, n in enumerate(data.group_names)}
+        _check_no_extra_groups(kind, data.name, s, present, names)
         out = []
         for name in names:
             code = present.get(name)
@@ -58,3 +59,16 @@ def eval_sets(
             f"from the oracle) or None, got {data!r}."
         )
     return [oracle.draw(g, int(data), rng) for g in range(len(names))]
+
+
+def _check_no_extra_groups(
+    kind: str, name: str, s: NDArray[np.int64], present: dict[str, int], names: list[str]
+) -> None:
+    """Refuse an evaluation set with rows of groups the oracle lacks (they would be dropped)."""
+    extra = [g for g, code in present.items() if g not in names and (s == code).any()]
+    if extra:
+        raise InvalidDataError(
+            f"The {kind} set '{name}' has rows of group(s) {', '.join(repr(g) for g in extra)} "
+            f"that the oracle lacks (its groups: {names}); they would be left out without a "
+            f"word. Give {kind} rows of the oracle's groups only, or an oracle with every group."
+        )

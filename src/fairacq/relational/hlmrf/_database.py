@@ -423,6 +423,7 @@ class Database:
         raw = {
             role: {n: _read_table(p, "\t") for n, p in fs.items()} for role, fs in files.items()
         }
+        _check_rule_arities(raw, files, arities or {})
         for name, table in raw["targets"].items():
             known.setdefault(name, table.shape[1])
         frames = {
@@ -801,6 +802,32 @@ def _infer_arity(table: pd.DataFrame) -> int:
     if numeric and not table.iloc[:, :-1].duplicated().any():
         return n_cols - 1
     return n_cols
+
+
+def _check_rule_arities(
+    raw: Mapping[str, Mapping[str, pd.DataFrame]],
+    files: Mapping[str, Mapping[str, Path]],
+    arities: Mapping[str, int],
+) -> None:
+    """Refuse a file whose last column reads as truth values where the rules see an argument.
+
+    Read with the rules' arity, such a file would make that column an argument and every
+    atom true (truth 1.0), so the rules would ground to nonsense without a word.
+    """
+    for role in ("obs", "truth"):
+        for name, table in raw[role].items():
+            k = arities.get(name)
+            if k is None or k < 2 or table.shape[1] != k or name in raw["targets"]:
+                continue  # a targets file (no truth column) settles the arity by itself
+            if _infer_arity(table) != k - 1:
+                continue
+            raise CorruptFileError(
+                f"'{name}' takes {k} arguments in the rules, but {files[role][name].name} "
+                f"reads as '{name}' with {k - 1} argument(s) and a truth value (its last "
+                f"column is numbers in [0, 1]). Write {name} with {k - 1} argument(s) in the "
+                "rules or, if that column is an argument, add a truth column (e.g. 1) to "
+                "every line."
+            )
 
 
 def _to_frame(table: pd.DataFrame, name: str, arity: int | None, path: Path) -> pd.DataFrame:

@@ -62,7 +62,10 @@ class RefitLearner:
         model = make_learner(self.learner, random_state=seed)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            model.fit(X, y)
+            try:
+                model.fit(X, y)
+            except ValueError as exc:  # e.g. a calibrated SVM given < 3 rows of a class
+                raise _too_few_rows(self.learner, y, exc) from None
         self._model, self._constant = model, None
 
     def predict_proba(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -70,8 +73,12 @@ class RefitLearner:
         if self._model is None:
             value = 0.5 if self._constant is None else self._constant
             return np.full(len(X), value, dtype=np.float64)
-        column = list(self._model.classes_).index(1)
-        return np.asarray(self._model.predict_proba(X)[:, column], dtype=np.float64)
+        from fairacq.models import check_probabilities
+
+        proba = np.asarray(self._model.predict_proba(X), dtype=np.float64)
+        if proba.ndim != 2 or proba.shape[1] != 2:  # refused: no classifier's probabilities
+            return check_probabilities(proba, where="the sampler's model")
+        return proba[:, list(self._model.classes_).index(1)]
 
     def held_out_proba(
         self, X: NDArray[np.float64], y: NDArray[np.int64], seed: int
@@ -95,3 +102,19 @@ class RefitLearner:
 
     def load_state(self, state: dict[str, Any]) -> None:
         """Nothing to load; the loop refits on the replayed rows."""
+
+
+def _too_few_rows(learner: Any, y: NDArray[np.int64], exc: ValueError) -> Exception:
+    """Return the one-line error for a model that cannot be fitted on the rows drawn so far."""
+    from fairacq.exceptions import InvalidDataError
+    from fairacq.models import describe_learner
+
+    counts = np.bincount(np.asarray(y, dtype=np.int64), minlength=2)
+    detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return InvalidDataError(
+        f"the sampler's model {describe_learner(learner)} cannot be fitted on {len(y)} rows "
+        f"({int(counts[0])} of label 0, {int(counts[1])} of label 1): {detail} The sampler "
+        "refits it on the few rows of its first rounds (and, with validation 'cross', on "
+        "four fifths of them). Pick a model that fits on a few rows, such as lr or "
+        "decision_tree."
+    )
