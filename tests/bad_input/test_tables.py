@@ -151,3 +151,19 @@ def test_validation_with_text_where_training_had_numbers(tables, tmp_path):
         "--positive", "yes", "--drop", "person", "--budget", "5", "--out", tmp_path / "run",
     )  # fmt: skip
     assert_cli_error(res, ("validation: column 'zone' holds numbers", "held text"))
+
+
+def test_repeated_sensitive_options_make_intersecting_groups(files: Path, tmp_path: Path) -> None:
+    """``--sensitive gender --sensitive town`` is ``--sensitive gender,town`` (was: town only)."""
+    counts = {}
+    for form in (["--sensitive", "gender", "--sensitive", "town"], ["--sensitive", "gender,town"]):
+        out = tmp_path / f"run{len(form)}"
+        res = run_cli(
+            "sample", "--data", files / "people.csv", "--label", "approved", "--positive", "yes",
+            "--drop", "person", *form, "--method", "uniform", "--budget", "30", "--trials", "1",
+            "--out", out,
+        )  # fmt: skip
+        assert res.exit_code == 0, res.output
+        counts[len(form)] = sorted(set(pd.read_csv(out / "counts.csv")["group"]))
+    assert counts[4] == counts[2]
+    assert len(counts[4]) == 6, counts  # 2 genders x 3 towns

@@ -31,6 +31,7 @@ from fairacq.cli._data_options import (
     PositiveOpt,
     SensitiveOpt,
     model_from_options,
+    sensitive_text,
     table_columns,
 )
 from fairacq.cli._errors import err_console, fail, user_errors
@@ -70,7 +71,7 @@ def acquire_cmd(
     dataset: Annotated[
         str, typer.Option(help="Bundled dataset (fairacq datasets list); not with --pool.")
     ] = "adult",
-    sensitive: SensitiveOpt = None,
+    sensitive_given: SensitiveOpt = None,
     method: Annotated[
         str,
         typer.Option(
@@ -224,6 +225,7 @@ def acquire_cmd(
     A Parquet pool is streamed chunk by chunk (--chunk-rows), so pools larger than memory
     work; --executor dask --address ... scores the chunks on a dask cluster.
     """
+    sensitive = sensitive_text(sensitive_given)
     shaping = dict(locals())  # the options as given: a checkpoint records them
     _check_acquire_options(method, accuracy_weight, executor, chunk_rows, checkpoint_every)
     if not 0 <= tau < float("inf"):

@@ -22,6 +22,7 @@ from fairacq.cli._data_options import (
     SensitiveOpt,
     model_from_options,
     read_user_table,
+    sensitive_text,
     table_columns,
 )
 from fairacq.cli._errors import err_console, fail, user_errors
@@ -172,7 +173,7 @@ def compare_cmd(
     data: DataOpt = None,
     label: LabelOpt = "",
     positive: PositiveOpt = None,
-    sensitive: SensitiveOpt = None,
+    sensitive_given: SensitiveOpt = None,
     cost: CostOpt = None,
     categorical: CategoricalOpt = None,
     drop: DropOpt = None,
@@ -206,6 +207,7 @@ def compare_cmd(
     front, a table, the recommendation) and summary.json. A back-test on your rows, not a
     guarantee.
     """
+    sensitive = sensitive_text(sensitive_given)
     import shlex
     import sys
 

@@ -34,6 +34,7 @@ __all__ = [
     "join_names",
     "model_from_options",
     "read_user_table",
+    "sensitive_text",
     "table_columns",
 ]
 
@@ -49,10 +50,11 @@ LabelOpt = Annotated[
     str, typer.Option("--label", help="Outcome column of --data (0/1, or see --positive).")
 ]
 SensitiveOpt = Annotated[
-    str | None,
+    list[str] | None,
     typer.Option(
         "--sensitive",
-        help="Group column(s), comma-separated for intersectional groups (e.g. sex,race).",
+        help="Group column(s) for intersectional groups, comma-separated or repeated "
+        "(sex,race or --sensitive sex --sensitive race).",
     ),
 ]
 CostOpt = Annotated[
@@ -102,6 +104,19 @@ ModelParamOpt = Annotated[
         "--model-param", help="A parameter of --model as key=value (JSON value); repeatable."
     ),
 ]
+
+
+def sensitive_text(given: Sequence[str] | None) -> str | None:
+    """``--sensitive`` given repeated and/or comma-separated, as one ``"a,b"`` text.
+
+    Empty parts are kept (``"a,,b"`` stays as written) so the commands' own checks name them.
+
+    Examples
+    --------
+    >>> sensitive_text(["race", "sex"]), sensitive_text(["race,sex"]), sensitive_text(None)
+    ('race,sex', 'race,sex', None)
+    """
+    return ",".join(given) if given else None
 
 
 def join_names(value: str | Sequence[str] | None) -> str | None:

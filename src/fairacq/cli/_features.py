@@ -36,6 +36,7 @@ from fairacq.cli._data_options import (
     LabelOpt,
     PositiveOpt,
     SensitiveOpt,
+    sensitive_text,
     table_columns,
 )
 from fairacq.cli._errors import err_console, fail, user_errors
@@ -140,7 +141,7 @@ def train_cmd(
     data: DataOpt = None,
     dataset: DatasetOpt = None,
     label: LabelOpt = "",
-    sensitive: SensitiveOpt = None,
+    sensitive_given: SensitiveOpt = None,
     categorical: CategoricalOpt = None,
     drop: DropOpt = None,
     positive: PositiveOpt = None,
@@ -159,6 +160,7 @@ def train_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Train a DADI agent on your table (--data) or a dataset; save it with its encoder."""
+    sensitive = sensitive_text(sensitive_given)
     _check_train_options(preset, gamma, set_elements, max_rows, pretrain_iter, train_iter)
     options = (label, categorical, drop, positive, impute)
     columns = _train_columns(data, dataset, sensitive, options)

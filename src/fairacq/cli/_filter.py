@@ -29,6 +29,7 @@ from fairacq.cli._data_options import (
     PositiveOpt,
     SensitiveOpt,
     model_from_options,
+    sensitive_text,
     table_columns,
 )
 from fairacq.cli._errors import err_console, fail, user_errors
@@ -121,7 +122,7 @@ def _dataset_only(**given: Any) -> None:
 def fit_cmd(
     data: DataOpt = None,
     label: LabelOpt = "",
-    sensitive: SensitiveOpt = None,
+    sensitive_given: SensitiveOpt = None,
     categorical: CategoricalOpt = None,
     drop: DropOpt = None,
     positive: PositiveOpt = None,
@@ -157,6 +158,7 @@ def fit_cmd(
     proxies train a classifier: --model picks it (lr, decision_tree or any linear or tree
     classifier, optionally after a scaler; others cannot be saved as JSON).
     """
+    sensitive = sensitive_text(sensitive_given)
     from fairacq._io import check_output_file, write_json
     from fairacq.filtering import run_summary, save_proxy
 

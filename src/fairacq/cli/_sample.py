@@ -24,6 +24,7 @@ from fairacq.cli._data_options import (
     SensitiveOpt,
     model_from_options,
     read_user_table,
+    sensitive_text,
     table_columns,
 )
 from fairacq.cli._errors import err_console, fail, user_errors
@@ -182,7 +183,7 @@ def sample_cmd(
     ] = None,
     data: DataOpt = None,
     label: LabelOpt = "",
-    sensitive: SensitiveOpt = None,
+    sensitive_given: SensitiveOpt = None,
     groups: GroupsOpt = None,
     categorical: CategoricalOpt = None,
     drop: DropOpt = None,
@@ -250,6 +251,7 @@ def sample_cmd(
     (warm-started); any other --model or a --model-param is refitted, as a fresh clone, on
     every sample drawn so far each round.
     """
+    sensitive = sensitive_text(sensitive_given)
     from fairacq._run_folder import run_folder
     from fairacq.cli._out_folder import check_out_folder
     from fairacq.cli._sample_report import people_table, result_lines, table_title, write_report
