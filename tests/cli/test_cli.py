@@ -256,7 +256,7 @@ def test_sample_command(tmp_path):
     )
     assert res.exit_code == 0, res.output
     rows = json.loads(res.output[res.output.index("{") :])["rows"]
-    shares = [r["value"] for r in rows if r["metric"].startswith("pi_")]
+    shares = [r["value"] for r in rows if r["metric"].startswith("share_")]
     assert sum(shares) == pytest.approx(1.0)
     assert (tmp_path / "sampling.png").exists()
     assert len(list((tmp_path / "traces").glob("*.parquet"))) == 2

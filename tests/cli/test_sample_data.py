@@ -82,7 +82,7 @@ def test_json_holds_counts_per_group_and_nothing_else_on_stdout(json_run) -> Non
     assert set(summary["counts"]["worst_group_accuracy"]) == {"aopt", "uniform"}
     assert summary["warnings"] == []
     assert summary["settings"]["groups"] == ["gender", "city"]
-    shares = [r["value"] for r in summary["rows"] if r["metric"].startswith("pi_")]
+    shares = [r["value"] for r in summary["rows"] if r["metric"].startswith("share_")]
     assert sum(shares) == pytest.approx(1.0)
 
 

@@ -47,7 +47,8 @@ if TYPE_CHECKING:
 __all__ = ["features_app"]
 
 features_app = typer.Typer(
-    help="Fair per-individual feature acquisition with DADI (paper 002).", no_args_is_help=True
+    help="Which features to ask each person for, so that what is asked stays fair (DADI).",
+    no_args_is_help=True,
 )
 console = Console(highlight=False)
 
@@ -87,9 +88,18 @@ DatasetOpt = Annotated[
     ),
 ]
 GammaOpt = Annotated[
-    float, typer.Option(help="Weight of the adversary's reward, in [0, 1] (eq. 2).")
+    float,
+    typer.Option(
+        help="How much fairness weighs against accuracy in the agent's reward, in [0, 1]."
+    ),
 ]
-RewardOpt = Annotated[str, typer.Option(help="Adversarial reward: gnl1 (eq. 6) or ce (eq. 5).")]
+RewardOpt = Annotated[
+    str,
+    typer.Option(
+        help="How the reward measures what the answers reveal about the group: gnl1 (an "
+        "adversary's error, normalised per group) or ce (its cross-entropy)."
+    ),
+]
 ModelOutOpt = Annotated[
     Path,
     typer.Option("--out", help="Folder to save the agent, its encoder and summary.json in."),
@@ -97,8 +107,8 @@ ModelOutOpt = Annotated[
 PresetOpt = Annotated[
     str,
     typer.Option(
-        help="quick (about a minute: a smoke test of the pipeline) or full (the paper's "
-        "training, Appendix B)."
+        help="quick (about a minute: a smoke test of the pipeline) or full (the "
+        "published training settings)."
     ),
 ]
 SeedOpt = Annotated[int, typer.Option(help="Seed of the split and of training.")]

@@ -37,7 +37,8 @@ from fairacq.cli._errors import err_console, fail, user_errors
 __all__ = ["filter_app"]
 
 filter_app = typer.Typer(
-    help="Balanced filtering without seeing candidates' groups (paper 003).", no_args_is_help=True
+    help="Whom to admit so the admitted set is balanced, without seeing candidates' groups.",
+    no_args_is_help=True,
 )
 console = Console(highlight=False, soft_wrap=True)
 
@@ -138,7 +139,10 @@ def fit_cmd(
     ] = None,
     gamma: Annotated[
         float | None,
-        typer.Option(help="Progress parameter of Algorithm 4 (alpha-beta only; default 0.1)."),
+        typer.Option(
+            help="How much closer to balance each split must bring the admitted set "
+            "(alpha-beta only; default 0.1): a smaller value splits further."
+        ),
     ] = None,
     model: ModelOpt = "",
     model_param: ModelParamOpt = None,
@@ -154,7 +158,7 @@ def fit_cmd(
     With --data the proxy is trained on the table's raw columns (all but --label,
     --sensitive and --drop; text columns one-hot encoded) and the encoder is saved with it,
     so `filter apply` takes candidates' raw columns. --sensitive race,sex balances several
-    group columns as intersecting classes (paper 003, App. A.2). Only the naive and QP
+    group columns as intersecting classes. Only the naive and QP
     proxies train a classifier: --model picks it (lr, decision_tree or any linear or tree
     classifier, optionally after a scaler; others cannot be saved as JSON).
     """
@@ -301,7 +305,7 @@ def apply_cmd(
     summary: SummaryOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Admit candidates at random with the proxy's per-value probabilities (Algorithm 2).
+    """Admit candidates at random, each with the admission probability the proxy gives it.
 
     The admitted rows keep every column of CANDIDATES, in order, plus their
     admission_probability; the counts (per group when the groups are known) go to the

@@ -216,7 +216,7 @@ def sample_cmd(
         str,
         typer.Option(
             help="paired: pay for one validation draw per training draw, on which each "
-            "group's loss is measured (paper 001); cross: pay for none, every sample trains, "
+            "group's loss is measured (as published); cross: pay for none, every sample trains, "
             "and the loss is measured by held-out predictions on the training rows."
         ),
     ] = "paired",
@@ -241,7 +241,7 @@ def sample_cmd(
 ) -> None:
     """How many samples of each group to collect so the worst group is served best.
 
-    Runs the sampler (default aopt, paper 001) in independent trials on --data (your table;
+    Runs the sampler (default aopt) in independent trials on --data (your table;
     rows drawn without replacement, per group, after a test split) or --dataset, and Uniform
     beside it on the same seeds. Prints and writes (counts.csv, summary.json) one recommended
     count per group (the median over trials, with the range of the middle 80 % of trials) and

@@ -145,7 +145,7 @@ def _rows(result: AllocationResult, dataset: str) -> list[dict[str, Any]]:
             rows.append({**base, "method": method, "metric": metric, "value": mean, "std": std})
     for group in result.groups:
         share = sum(float(t.final(f"pi_{group}")) for t in result.traces) / len(result.traces)
-        rows.append({**base, "method": result.method, "metric": f"pi_{group}", "value": share})
+        rows.append({**base, "method": result.method, "metric": f"share_{group}", "value": share})
     return rows
 
 
