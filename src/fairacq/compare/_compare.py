@@ -202,6 +202,7 @@ def compare_strategies(
         budget=float(budgets[0]),
         config=config,
         dataset=dataset.name,
+        sensitive=", ".join(dataset.sensitive_attrs),
         failures=log.failures,
         notes=list(log.notes),
         traces=traces,

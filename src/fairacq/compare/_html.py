@@ -72,7 +72,7 @@ def _front_figure(result: CompareResult) -> str:
         ylabel=f"{_label(y)} (test rows; {_fairer(result)})",
         target=result.target.value if y == result.target.metric else None,
         target_label=f"target ({result.target})",
-        title=f"{result.dataset}: accuracy and fairness (mean ± 1 sd over seeds)",
+        title=f"{_where(result)}: accuracy and fairness (mean ± 1 sd over seeds)",
     )
     return html_figure(
         ax.figure,
@@ -81,6 +81,11 @@ def _front_figure(result: CompareResult) -> str:
         "and at least as accurate while better on one of the three (cost is not drawn, so a "
         "ringed point may look beaten here by a costlier one).",
     )
+
+
+def _where(result: CompareResult) -> str:
+    """Name the data and the groups a figure is about (``mine.csv, groups by district``)."""
+    return f"{result.dataset}, groups by {result.sensitive}"
 
 
 def _cost_figure(result: CompareResult) -> str:
@@ -92,7 +97,7 @@ def _cost_figure(result: CompareResult) -> str:
         ax = plot_allocations(
             allocations,
             xlabel="samples (mean over seeds)",
-            title=f"{result.dataset}: samples of each group per sampler",
+            title=f"{_where(result)}: samples of each group per sampler",
         )
         return html_figure(ax.figure, "Samples of each group each sampler asked for.")
     y = _y_metric(result)
@@ -103,9 +108,14 @@ def _cost_figure(result: CompareResult) -> str:
         reference_label="target",
         xlabel=f"{result.unit} bought",
         ylabel=f"{_label(y)} (test rows; {_fairer(result)})",
-        title=f"{result.dataset}: acquisition methods' fairness against cost",
+        title=f"{_where(result)}: acquisition methods' fairness against cost",
         unit="seeds",
     )
+    # many methods: the legend beside the axes, not over the lines
+    ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
+    root = ax.get_figure(root=True)
+    if root is not None:
+        root.set_size_inches(9.6, 4.2)
     return html_figure(ax.figure, "Each acquisition method's test gap as it buys rows.")
 
 

@@ -77,6 +77,8 @@ class CompareResult:
         The settings, JSON-ready.
     dataset : str
         The table's name.
+    sensitive : str
+        The group column(s) the groups come from (``"district"``, ``"race, sex"``).
     failures, notes : list of str
         Runs that raised; distinct warnings raised inside the runs.
     traces : dict of str to list of Trace
@@ -97,6 +99,7 @@ class CompareResult:
     budget: float
     config: dict[str, Any]
     dataset: str = "table"
+    sensitive: str = "group"
     failures: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     traces: dict[str, list[Trace]] = field(default_factory=dict)
@@ -133,6 +136,7 @@ class CompareResult:
             {
                 "question": self.question,
                 "dataset": self.dataset,
+                "sensitive": self.sensitive,
                 "target": {
                     "text": str(self.target),
                     "metric": self.target.metric,
