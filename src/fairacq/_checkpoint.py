@@ -24,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
+from fairacq._io import fsync_path
 from fairacq.exceptions import CorruptFileError, InvalidParameterError
 
 __all__ = [
@@ -123,7 +124,7 @@ def write_checkpoint(
     if final.exists():
         os.replace(final, previous)
     os.replace(partial, final)
-    _fsync_dir(final.parent)
+    fsync_path(final.parent)
     shutil.rmtree(previous, ignore_errors=True)
     return final
 
@@ -158,20 +159,7 @@ def _fsync_tree(folder: Path) -> None:
                 os.fsync(fd)
             finally:
                 os.close(fd)
-    _fsync_dir(folder)
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:  # platforms that cannot open a directory (Windows)
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    fsync_path(folder)
 
 
 def save_tensors(obj: Any, path: str | os.PathLike[str]) -> None:

@@ -27,6 +27,7 @@ __all__ = [
     "atomic_write",
     "check_output_dir",
     "check_output_file",
+    "fsync_path",
     "read_bytes_bounded",
     "read_json",
     "sha256_file",
@@ -231,10 +232,10 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     tmp = Path(tmp_name)
     try:
         yield tmp
-        _fsync(tmp)
+        fsync_path(tmp)
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, final)
-        _fsync(final.parent)
+        fsync_path(final.parent)
     finally:
         if tmp.exists():
             tmp.unlink()
@@ -251,8 +252,9 @@ def _umask() -> int:
     return mask
 
 
-def _fsync(path: Path) -> None:
+def fsync_path(path: str | os.PathLike[str]) -> None:
     """Flush ``path`` (a file, or a directory's entries) to disk where the system allows."""
+    path = Path(path)
     flags = os.O_RDONLY | (getattr(os, "O_DIRECTORY", 0) if path.is_dir() else 0)
     try:
         fd = os.open(path, flags)

@@ -18,6 +18,7 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+from fairacq._io import fsync_path
 from fairacq.exceptions import InvalidParameterError
 
 __all__ = ["CHECKPOINT_NAMES", "RUN_NAMES", "check_run_folder", "run_folder"]
@@ -143,7 +144,7 @@ def run_folder(path: str | os.PathLike[str]) -> Iterator[Path]:
         if final.exists():
             os.replace(final, previous)
         os.replace(staging, final)
-        _fsync(final.parent)
+        fsync_path(final.parent)
         shutil.rmtree(previous, ignore_errors=True)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -167,18 +168,5 @@ def _tidy(final: Path) -> None:
 def _fsync_tree(folder: Path) -> None:
     for p in folder.rglob("*"):
         if p.is_file():
-            _fsync(p)
-    _fsync(folder)
-
-
-def _fsync(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:  # platforms that cannot open a directory
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+            fsync_path(p)
+    fsync_path(folder)
