@@ -271,6 +271,6 @@ def test_cli_writes_the_counts(tmp_path: Path, cost_model):
     assert handed_back == (cost_model == "kept")
     if cost_model == "evaluated":
         assert meta["rows_paid"] == frame["cost"].iloc[-1]
-    bad = CliRunner().invoke(app, [*args, "--cost-model", "bought"])
+    bad = CliRunner().invoke(app, [*args, "--cost-model", "bought", "--out", str(out) + "-bad"])
     assert bad.exit_code == 2
     assert "cost_model" in bad.output

@@ -47,6 +47,7 @@ def _acquire(root, pool, *extra):
             "1",
             "--out",
             str(root / "out"),
+            "--overwrite",  # the tests share one output folder
             *extra,
         ],
     )

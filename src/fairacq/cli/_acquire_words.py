@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas is loaded by the run, not by `fairacq --help`
+    import pandas as pd
 
 __all__ = ["spending", "spending_counts", "stop_words"]
 
@@ -41,6 +42,7 @@ def spending_counts(rows: pd.DataFrame, counts: dict[str, int]) -> dict[str, Any
 
     Examples
     --------
+    >>> import pandas as pd
     >>> rows = pd.DataFrame({"trained_on": [True, False], "cost_paid": [2.0, 1.5]})
     >>> spending_counts(rows, {"labels_seen": 5, "rows_evaluated": 2})["rows_set_aside"]
     1

@@ -7,11 +7,7 @@ logging is switched on, and the command line prints each as one ``note: ...`` li
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from fairacq.data._columns import TableColumns
-    from fairacq.data._encoder import TableEncoder
+from typing import Any
 
 __all__ = ["NOTES_LOGGER", "note", "reading_summary"]
 
@@ -28,10 +24,11 @@ def _count(n: int, word: str) -> str:
     return f"{n} {word}" + ("s" if word in ("label", "group") and n != 1 else "")
 
 
-def reading_summary(
-    n_columns: int, columns: TableColumns, encoder: TableEncoder, *, where: str = "table"
-) -> str:
-    """One line saying how many columns were read in each role and kind.
+def reading_summary(n_columns: int, columns: Any, encoder: Any, *, where: str = "table") -> str:
+    """Say in one line how many columns were read in each role and kind.
+
+    ``columns`` is the :class:`~fairacq.data.TableColumns` and ``encoder`` the fitted
+    :class:`~fairacq.data.TableEncoder` (typed loosely: this module sits below both).
 
     Examples
     --------
