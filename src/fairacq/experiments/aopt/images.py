@@ -326,7 +326,7 @@ def _digits_figure(by_method: dict[str, list[Trace]], groups: list[str]) -> Any:
         "test_worst_acc",
         ax=axes[0, 0],
         xlabel="samples drawn",
-        ylabel="worst-pair accuracy (test)",
+        ylabel="worst-pair accuracy (test; higher is fairer)",
         title="Minimum test accuracy over pairs (cf. Fig. 4a)",
     )
     for ax, method, prefix, title in (

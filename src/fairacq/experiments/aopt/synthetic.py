@@ -134,7 +134,7 @@ def run_fig1(config: Fig1Config, executor: Executor) -> ExperimentResult:
         ax.axvline(star, color="0.25", linestyle="--", linewidth=1.0, label=f"pi* = {star:.3f}")
         ax.set_title(f"instance {instance}")
         ax.set_xlabel("pi(u), share of group u in training")
-        ax.set_ylabel("accuracy")
+        ax.set_ylabel("accuracy (higher is better)")
         ax.grid(True, alpha=0.3)
         ax.legend(frameon=False, fontsize=8)
     result.figures["aopt-fig1"] = fig
@@ -251,7 +251,7 @@ def run_fig2(config: Fig2Config, executor: Executor) -> ExperimentResult:
         reference=star,
         reference_label=f"pi*(u) = {star:.2f}",
         xlabel="samples drawn",
-        ylabel="pi_n(u)",
+        ylabel="share of samples drawn from the group",
         title=f"Synthetic Model 1, instance {config.instance}",
     )
     result.figures["aopt-fig2"] = fig
@@ -306,14 +306,14 @@ def run_fig6(config: Fig6Config, executor: Executor) -> ExperimentResult:
         "test_worst_acc",
         ax=left,
         xlabel="samples drawn",
-        ylabel="worst-group accuracy (test)",
+        ylabel="worst-group accuracy (test; higher is fairer)",
     )
     plot_traces(
         by_method,
         "test_acc_v",
         ax=right,
         xlabel="samples drawn",
-        ylabel="easy group v accuracy (test)",
+        ylabel="easy group's accuracy (test; higher is better)",
     )
     result.figures["aopt-fig6"] = fig
     acc_v = {r["method"]: r["value"] for r in result.rows if r["metric"] == "test_acc_v"}

@@ -183,7 +183,7 @@ def _german_figure(by_method: dict[str, list[Trace]], groups: list[str]) -> Any:
         "test_worst_acc",
         ax=left,
         xlabel="training samples drawn",
-        ylabel="worst-group accuracy (test)",
+        ylabel="worst-group accuracy (test; higher is fairer)",
         title="German credit, sex x age",
     )
     if "aopt" in by_method:
@@ -559,7 +559,7 @@ def _ceiling_figure(c: _Ceiling) -> Any:
         reference=c.ceiling,
         reference_label=f"LR ceiling (mixture grid) {c.ceiling:.3f}",
         xlabel="samples drawn",
-        ylabel="worst-group accuracy (test)",
+        ylabel="worst-group accuracy (test; higher is fairer)",
         title="Aopt on Adult against the LR ceiling",
     )
     left.axhline(ADULT_PAPER_WORST_ACC, color="0.55", linestyle=":", label="paper 0.805")
@@ -568,7 +568,7 @@ def _ceiling_figure(c: _Ceiling) -> Any:
     order = np.argsort(grid[:, hardest])
     right.plot(grid[order, hardest], np.nanmean(c.grid_worst, axis=0)[order], "o", ms=4)
     right.set_xlabel(f"share of {c.names[hardest]} in the weighted pool")
-    right.set_ylabel("worst-group accuracy (test), mean over trials")
+    right.set_ylabel("worst-group accuracy (test, mean over trials; higher is fairer)")
     right.set_title(f"{len(grid)} group mixtures")
     right.grid(True, alpha=0.3)
     return fig

@@ -203,7 +203,7 @@ def _ablation_figure(
             ax.errorbar(xs, means, yerr=stds, marker="o", capsize=3, label=method)
             ax.set_xticks(xs, [str(v) for v in vals], rotation=45)
         ax.set_title(f"({'abcd'[i]}) {panel}")
-        ax.set_ylabel("final |DP| (test)")
+        ax.set_ylabel("final demographic parity gap (test; lower is fairer)")
         ax.grid(True, alpha=0.3)
     axes[0].legend(frameon=False)
     return fig

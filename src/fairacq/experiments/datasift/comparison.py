@@ -82,7 +82,7 @@ def run_datasift(config: DataSiftConfig, executor: Executor) -> ExperimentResult
                 reference_label="whole pool acquired",
                 title=f"{dataset} ({learner})",
                 xlabel="rows acquired",
-                ylabel="|demographic parity difference| (test)",
+                ylabel="demographic parity gap (test; lower is fairer)",
             )
             result.figures[f"{config.experiment}-{dataset}-{learner}"] = fig
     result.notes.extend(_notes(config, result))

@@ -275,7 +275,7 @@ def _figure(config: FilteringConfig, groups: _Groups, xlabel: str = "") -> Any:
                 label=name,
             )
         ax.set_xlabel(xlabel or "disclosivity: budget alpha (trees), in-sample alpha (points)")
-        ax.set_ylabel("imbalance beta")
+        ax.set_ylabel("imbalance of the admitted set (lower is more balanced)")
         ax.set_title(title)
         ax.grid(True, alpha=0.3)
     _legend_outside(fig)

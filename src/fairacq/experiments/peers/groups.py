@@ -207,7 +207,7 @@ def _figure(config: GroupsConfig, runs: Runs, mits: MitRuns) -> Any:
     for ax, cross in zip(axes, shown, strict=True):
         _panel(ax, config.budgets, panels[cross])
         ax.set_title(titles[cross], fontsize="medium")
-    axes[0].set_ylabel("worst-group test accuracy")
+    axes[0].set_ylabel("worst-group test accuracy (higher is fairer)")
     return fig
 
 

@@ -432,7 +432,7 @@ def _figure(runs: list[_Dataset]) -> Any:
             label="initial model",
         )
         ax.set_xlabel("test accuracy")
-        ax.set_ylabel("test |DP|")
+        ax.set_ylabel("test demographic parity gap (lower is fairer)")
         ax.set_title(run.name)
         ax.grid(True, alpha=0.3)
     axes[-1].legend(frameon=False, fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
