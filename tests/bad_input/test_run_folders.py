@@ -26,6 +26,7 @@ from fairacq.acquisition import RandomAcquirer
 from fairacq.data import load_toy
 from fairacq.exceptions import InvalidParameterError
 from tests.bad_input._corpus import assert_api_error, assert_cli_error, run_cli
+from tests.cli.test_kill_resume import _steps
 
 ROLES = ("--label", "approved", "--positive", "yes", "--sensitive", "gender", "--drop", "person")
 QUICK = ("--method", "random", "--budget", "20", "--batch", "10", "--no-baseline")
@@ -219,13 +220,6 @@ def test_continue_from_a_trace_of_another_seed_or_pool_is_refused(
 
 
 # -- a real kill -9 over a finished run ------------------------------------------------------
-
-
-def _steps(checkpoint: Path) -> int:
-    try:
-        return int(json.loads(checkpoint.read_text())["trace_file"]["n_steps"])
-    except (OSError, ValueError, KeyError):
-        return 0
 
 
 @pytest.mark.slow
