@@ -37,3 +37,10 @@ class OneColumnProba(LogisticRegression):
 
     def predict_proba(self, X):
         return super().predict_proba(X)[:, 1:]
+
+
+class InitRaises(LogisticRegression):
+    """A classifier whose constructor fails (e.g. a licence or a device it cannot find)."""
+
+    def __init__(self, C=1.0):
+        raise RuntimeError("no licence for this solver")

@@ -1,12 +1,13 @@
 """Run folders: a command's outputs are built in a hidden sibling and swapped in whole.
 
-``acquire``, ``sample`` and ``compare`` write into ``.<name>.partial-<pid>`` beside their
-``--out`` folder; when the run finishes, the finished folder replaces ``--out`` with two
-renames (the earlier run, if any, is moved aside to ``.<name>.previous-<pid>`` and deleted
-after the swap). A run killed at any moment leaves ``--out`` as it was (the earlier run, or
-nothing); a kill between the two renames leaves the earlier run aside, and the next run puts
-it back. ``acquire``'s checkpoint is written into ``--out`` itself (so ``--resume`` finds it)
-and is not part of the finished folder: the swap removes it.
+``acquire``, ``sample``, ``compare``, ``features train``, ``relational infer``/``learn``
+and ``demo`` write into ``.<name>.partial-<pid>`` beside their ``--out`` folder; when the
+run finishes, the finished folder replaces ``--out`` with two renames (the earlier run, if
+any, is moved aside to ``.<name>.previous-<pid>`` and deleted after the swap). A run
+killed at any moment leaves ``--out`` as it was (the earlier run, or nothing); a kill
+between the two renames leaves the earlier run aside, and the next run puts it back.
+``acquire``'s checkpoint is written into ``--out`` itself (so ``--resume`` finds it) and is
+not part of the finished folder: the swap removes it.
 """
 
 from __future__ import annotations
@@ -21,14 +22,21 @@ from pathlib import Path
 from fairacq._io import fsync_path
 from fairacq.exceptions import InvalidParameterError
 
-__all__ = ["CHECKPOINT_NAMES", "RUN_NAMES", "check_run_folder", "run_folder"]
+__all__ = ["CHECKPOINT_NAMES", "EXPERIMENT_NAMES", "RUN_NAMES", "check_run_folder", "run_folder"]
 
-#: What fairacq writes at the top of a run folder (acquire, sample, compare, reports).
-RUN_NAMES = frozenset(
+#: What a paper experiment (``reproduce``, ``demo``) writes at the top of its folder, besides
+#: its figures (``<name>.png``); ``task-cache`` is what lets a stopped run go on.
+EXPERIMENT_NAMES = frozenset({"config.json", "summary.json", "summary.md", "task-cache", "traces"})
+#: What fairacq writes at the top of a run folder: acquire, sample, compare, reports;
+#: features train (the agent); relational infer and learn; demo.
+RUN_NAMES = EXPERIMENT_NAMES | frozenset(
     {
         "acquired.parquet", "acquisition_order.csv", "baselines", "counts.csv",
-        "encoder.json", "fairness.png", "report.html", "sampling.png", "summary.json",
-        "summary.md", "thresholds.json", "trace.json", "trace.parquet", "traces",
+        "encoder.json", "fairness.png", "report.html", "sampling.png",
+        "thresholds.json", "trace.json", "trace.parquet",
+        "adversary.pt", "agent.pt", "columns.json", "history.json",
+        "agent_rules.psl", "atoms.csv", "atoms.parquet", "history.csv", "metrics.json",
+        "model.psl", "rules.psl", "datasift-vs-random.png",
     }
 )  # fmt: skip
 #: The checkpoint of a run under way (``acquire --checkpoint-every``), kept in the folder.

@@ -1,7 +1,8 @@
 """Bad ``--model module:Class`` on every command that takes one: one ``error:`` line each.
 
-A model whose module fails to import, whose ``fit`` raises, or whose ``predict_proba`` gives
-one column is named in one line with the fix, never shown as a traceback.
+A model whose module fails to import, whose constructor or ``fit`` raises, or whose
+``predict_proba`` gives one column is named in one line with the fix, never shown as a
+traceback.
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ from fairacq.cli._user_model import (
 from fairacq.exceptions import DegenerateModelError, InvalidParameterError
 from fairacq.models import make_learner
 from tests.bad_input._corpus import assert_api_error, assert_cli_error, run_cli
-from tests.degenerate_models import FitRaises
+from tests.degenerate_models import FitRaises, InitRaises
 
 TABLE = ["--label", "approved", "--positive", "yes", "--sensitive", "gender", "--drop", "person"]
 BROKEN = "tests.broken_model_module:Model"
 FIT_RAISES = "tests.degenerate_models:FitRaises"
 ONE_COLUMN = "tests.degenerate_models:OneColumnProba"
+INIT_RAISES = "tests.degenerate_models:InitRaises"
 
 
 def _command(name: str, files: Path, out: Path) -> list[object]:
@@ -52,6 +54,15 @@ def test_model_whose_import_raises(files: Path, tmp_path: Path, command: str) ->
 
 
 @pytest.mark.parametrize("command", COMMANDS)
+def test_model_whose_constructor_raises(files: Path, tmp_path: Path, command: str) -> None:
+    res = run_cli(*_command(command, files, tmp_path / "out"), "--model", INIT_RAISES)
+    assert_cli_error(
+        res, (f"--model {INIT_RAISES} failed when built", "no licence for this solver", "lr")
+    )
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("command", COMMANDS)
 def test_model_whose_fit_raises(files: Path, tmp_path: Path, command: str) -> None:
     res = run_cli(*_command(command, files, tmp_path / "out"), "--model", FIT_RAISES)
     assert_cli_error(
@@ -72,11 +83,29 @@ def test_model_whose_fit_raises_in_a_worker(files: Path, tmp_path: Path) -> None
     assert f"--model {FIT_RAISES} failed in its fit" in errors[0]
 
 
-# The filter's proxies use the classifier's predict, not predict_proba: no case there.
 @pytest.mark.parametrize("command", ["audit", "sample", "acquire", "compare"])
 def test_model_with_one_probability_column(files: Path, tmp_path: Path, command: str) -> None:
     res = run_cli(*_command(command, files, tmp_path / "out"), "--model", ONE_COLUMN)
     assert_cli_error(res, (f"--model {ONE_COLUMN}", "one probability column", "another model"))
+
+
+def test_filter_fit_with_one_probability_column(files: Path, tmp_path: Path) -> None:
+    """The proxy itself uses predict; the held-out check of the groups reads predict_proba."""
+    res = run_cli(*_command("filter fit", files, tmp_path / "out"), "--model", ONE_COLUMN)
+    assert_cli_error(
+        res, (f"--model {ONE_COLUMN}", "1 column(s) for 2 groups", "Use another model")
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_model_build_failure_tells_a_parameter_from_a_constructor() -> None:
+    from fairacq.cli._user_model import model_build_failure
+
+    param = model_build_failure("lr", ["bogus"], TypeError("unexpected keyword 'bogus'"))
+    assert param.startswith("--model lr does not take --model-param bogus")
+    exc = _raised(lambda: InitRaises(C=2.0))
+    built = model_build_failure(INIT_RAISES, ["C"], exc)  # raised in the model's own code
+    assert built.startswith(f"--model {INIT_RAISES} failed when built (RuntimeError: no licence")
 
 
 def test_make_learner_with_a_module_that_fails_to_import() -> None:

@@ -258,3 +258,57 @@ def test_a_run_killed_over_a_finished_run_leaves_it_intact(tmp_path: Path) -> No
     assert not (out / "checkpoint.json").exists()
     assert (out / "baselines").is_dir()  # the new run's, beside no file of the old one
     assert not list(tmp_path.glob(".run.*"))
+
+
+# A `fairacq sample` whose report writer, having written its files into the building folder,
+# says so and waits: the test kills it there with SIGKILL (no patch can run after a kill).
+_HELD_SAMPLE = """
+import pathlib, sys, time
+import fairacq.cli._sample_report as report
+from fairacq.cli import main
+
+written, marker = report.write_report, pathlib.Path(sys.argv.pop(1))
+def write_then_wait(result, folder, **kw):
+    summary = written(result, folder, **kw)
+    marker.write_text(str(folder))
+    time.sleep(120)
+    return summary
+report.write_report = write_then_wait
+sys.argv[0] = "fairacq"
+main()
+"""
+
+
+@pytest.mark.slow
+def test_sample_killed_while_writing_over_a_finished_run_leaves_it_intact(
+    files: Path, tmp_path: Path
+) -> None:
+    """A real kill -9 of ``sample`` in the middle of writing its new run over a finished one."""
+    work, out, marker = files, tmp_path / "sampled", tmp_path / "written.txt"
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
+    args = _sample(work, str(out), "--workers", "1", "--no-baseline")
+    assert run_cli(*args).exit_code == 0
+    before = _snapshot(out)
+    again = [*args, "--overwrite", "--seed", "7"]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _HELD_SAMPLE, str(marker), *again],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert marker.exists(), "the run ended before it could be killed"
+    building = Path(marker.read_text())
+    assert (building / "summary.json").is_file()  # the new run's files were being written
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert _snapshot(out) == before  # the finished run, byte for byte
+    assert building.is_dir()  # the dead run's building folder, beside it
+
+    res = run_cli(*again)  # the next run clears it away and swaps in whole
+    assert res.exit_code == 0, res.output
+    assert not building.exists()
+    assert json.loads((out / "summary.json").read_text())["settings"]["seed"] == 7
+    assert not list(tmp_path.glob(".sampled.*"))

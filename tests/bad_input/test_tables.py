@@ -167,3 +167,19 @@ def test_repeated_sensitive_options_make_intersecting_groups(files: Path, tmp_pa
         counts[len(form)] = sorted(set(pd.read_csv(out / "counts.csv")["group"]))
     assert counts[4] == counts[2]
     assert len(counts[4]) == 6, counts  # 2 genders x 3 towns
+
+
+def test_encoder_matches_codes_written_as_floats_either_way():
+    """Codes read as 3 in the training file and 3.0 in the validation file (or the other way
+    round, e.g. when one file has a gap) are the same categories, not unseen ones."""
+    from fairacq.data import TableEncoder
+
+    ints = pd.DataFrame({"zone": [1, 2, 3, 3], "x": [1.0, 2.0, 3.0, 4.0]})
+    floats = ints.astype({"zone": float})
+    for fit, apply in ((ints, floats), (floats, ints)):
+        enc = TableEncoder(["zone"]).fit(fit)
+        coded = enc.transform(apply)
+        assert enc.unknown_counts_ == {"zone": 0}
+        assert coded.filter(like="zone=").sum(axis=1).tolist() == [1.0] * 4
+    with pytest.warns(UserWarning, match="categories the training data did not have"):
+        TableEncoder(["zone"]).fit(ints).transform(ints.assign(zone=[1.5, 2, 3, 3]))

@@ -140,10 +140,10 @@ def test_train_reports_other_fairness_metrics(tmp_path):
     summary = json.loads(res.stdout)
     for key in ("test_equalized_odds_diff", "test_equal_opportunity_diff"):
         assert 0.0 <= summary[key] <= 1.0
-    res = runner.invoke(app, [*args, "--metric", "dp"])
+    res = runner.invoke(app, [*args, "--metric", "dp", "--overwrite"])  # the model above
     assert res.exit_code == 0, res.output
     assert "demographic_parity_diff_abs:" in res.output
-    res = runner.invoke(app, [*args, "--metric", "fairness_of_nothing"])
+    res = runner.invoke(app, [*args, "--metric", "fairness_of_nothing", "--overwrite"])
     assert res.exit_code == 2
     assert "fairness_of_nothing" in res.output
 

@@ -181,7 +181,7 @@ def test_infer_soft_truth_warns_and_reports_null_not_nan(psl_dir):
         [
             "relational", "infer", "--rules", str(psl_dir / "model.psl"),
             "--data", str(psl_dir / "data"), "--fair", "rd<=0.1 protected=grp",
-            "--out", str(out),
+            "--out", str(out), "--overwrite",
         ],
     )  # fmt: skip
     assert res.exit_code == 0, res.output

@@ -40,7 +40,7 @@ def test_example_prints_commands_that_run(tmp_path):
     assert abs(results["fair"]["metrics"]["rd"]) <= 0.1 + 1e-4
     assert (folder / "run-fair" / "summary.json").is_file()
     # Printed without --json: one line each.
-    again = runner.invoke(app, fair)
+    again = runner.invoke(app, [*fair, "--overwrite"])  # the run above is in its --out
     assert again.exit_code == 0, again.output
     assert len(again.stdout.strip().splitlines()) == 1
 

@@ -195,7 +195,7 @@ def model_from_options(model: str, params: list[str] | None) -> Any:
         ``module:Class`` whose import fails too). A ``module:Class`` is remembered, so a later
         failure in its ``fit`` or ``predict_proba`` is one error line (``user_errors``).
     """
-    from fairacq.cli._user_model import remember_user_model
+    from fairacq.cli._user_model import model_build_failure, remember_user_model
     from fairacq.exceptions import FairacqError
     from fairacq.models import make_learner
 
@@ -209,8 +209,5 @@ def model_from_options(model: str, params: list[str] | None) -> Any:
         return learner
     except FairacqError as exc:
         raise fail(str(exc)) from None
-    except (TypeError, ValueError) as exc:
-        raise fail(
-            f"--model {model} does not take --model-param {', '.join(kwargs)} ({exc}). Check "
-            "the parameter names."
-        ) from None
+    except Exception as exc:  # the user's constructor raised, or took no such parameter
+        raise fail(model_build_failure(model, list(kwargs), exc)) from None

@@ -11,17 +11,20 @@ from rich.console import Console
 
 from fairacq.cli._audit import print_audit
 from fairacq.cli._errors import err_console, user_errors
+from fairacq.cli._out_folder import OverwriteOpt, check_out_folder
 from fairacq.cli._reproduce import run_named
 from fairacq.cli._shutdown import stop_on_signals
 
 __all__ = ["demo_cmd"]
 
 console = Console(highlight=False)
+_EXPERIMENT = "demo-datasift"
 
 
 def demo_cmd(
     out: Annotated[Path, typer.Option(help="Output directory.")] = Path("fairacq-demo"),
     seed: Annotated[int, typer.Option(help="Root seed.")] = 0,
+    overwrite: OverwriteOpt = False,
     as_json: Annotated[
         bool,
         typer.Option(
@@ -29,18 +32,28 @@ def demo_cmd(
         ),
     ] = False,
 ) -> None:
-    """Audit logistic regression on Adult by sex, then run DataSift-Inf against Random."""
-    from fairacq._io import check_output_dir
+    """Audit logistic regression on Adult by sex, then run DataSift-Inf against Random.
+
+    An earlier demo in --out is replaced (its finished tasks reused, so a second run is
+    quick); any other run there needs --overwrite. The new demo is built beside --out and
+    swapped in when it finishes, so a stopped demo leaves the earlier folder as it was.
+    """
+    from fairacq._run_folder import run_folder
+    from fairacq.cli._experiment_folder import experiment_in, reuse_task_cache
     from fairacq.data import load_dataset
     from fairacq.models import audit
 
     with stop_on_signals(), user_errors():
-        check_output_dir(out, option="--out")
+        own = experiment_in(out) == _EXPERIMENT  # the demo replaces its own earlier demo
+        check_out_folder(out, {}, overwrite=overwrite or own)
         with err_console.status("Auditing logistic regression on Adult ..."):
             report = audit(load_dataset("adult", sensitive="sex"), "lr", random_state=seed)
         if not as_json:
             print_audit(report)
-        result = run_named("demo-datasift", preset="quick", out=out, overrides={"seed": seed})
+        with run_folder(out) as building:
+            if own:
+                reuse_task_cache(out, building)
+            result = run_named(_EXPERIMENT, preset="quick", out=building, overrides={"seed": seed})
     if as_json:
         typer.echo(json.dumps(_payload(report, result, out), indent=2, default=str))
         return

@@ -40,6 +40,7 @@ from fairacq.cli._data_options import (
     table_columns,
 )
 from fairacq.cli._errors import err_console, fail, user_errors
+from fairacq.cli._out_folder import OverwriteOpt, check_out_folder
 
 if TYPE_CHECKING:
     from fairacq.data import TableColumns
@@ -168,13 +169,19 @@ def train_cmd(
     include_sensitive: IncludeSensitiveOpt = True,
     metric: MetricOpt = None,
     as_json: JsonOpt = False,
+    overwrite: OverwriteOpt = False,
 ) -> None:
-    """Train a DADI agent on your table (--data) or a dataset; save it with its encoder."""
+    """Train a DADI agent on your table (--data) or a dataset; save it with its encoder.
+
+    The folder is built beside --out and swapped in when training ends, so a stopped run
+    leaves an earlier model there as it was (replacing one needs --overwrite).
+    """
     sensitive = sensitive_text(sensitive_given)
     _check_train_options(preset, gamma, set_elements, max_rows, pretrain_iter, train_iter)
     options = (label, categorical, drop, positive, impute)
     columns = _train_columns(data, dataset, sensitive, options)
-    from fairacq._io import check_output_dir, write_json
+    from fairacq._io import write_json
+    from fairacq._run_folder import run_folder
     from fairacq.cli._acquire import resolve_metric
     from fairacq.experiments import single_thread
 
@@ -190,27 +197,25 @@ def train_cmd(
     if train_iter is not None:
         params["n_train_iter"] = train_iter
     with user_errors():
-        check_output_dir(out, option="--out", inputs={"--data": data})
+        check_out_folder(out, {"--data": data}, overwrite=overwrite)
         with _recorded_warnings() as caught:
             source, extra = _training_data(data, dataset, sensitive, columns, include_sensitive)
             run = _train(source, extra, seed, max_rows, metric, resolve_metric, params)
-            run.model.save(out)
     lines = _warning_lines(caught)
     settings = {
         **({"data": str(data)} if data is not None else {"dataset": dataset or "adult"}),
         **({"columns": columns.to_dict()} if columns is not None else {}),
         "sensitive": sensitive or "sex" if columns is None else list(columns.sensitive),
         "include_sensitive": include_sensitive,
-        "gamma": gamma,
-        "reward": reward,
-        "set_elements": set_elements,
+        **{k: params[k] for k in ("gamma", "reward", "set_elements")},
         "preset": preset,
         "seed": seed,
     }
     note = {"preset_note": QUICK_NOTE} if preset == "quick" else {}
     summary = {**settings, **note, **run.summary(), "warnings": lines, "out": str(out)}
-    with user_errors():
-        write_json(out / "summary.json", summary)
+    with user_errors(), run_folder(out) as building:  # swapped in whole when written
+        run.model.save(building)
+        write_json(building / "summary.json", summary)
     if note:
         err_console.print(f"note: {QUICK_NOTE}", markup=False)
     _print_warnings(lines)

@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 
 from fairacq.cli._errors import err_console, fail, user_errors
+from fairacq.cli._out_folder import OverwriteOpt, check_out_folder
 
 __all__ = ["relational_app"]
 
@@ -116,10 +117,11 @@ def infer_cmd(
     fmt: Annotated[str, typer.Option("--format", help="parquet or csv.")] = "parquet",
     seed: Annotated[int, typer.Option(help="Seed of weight learning.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    overwrite: OverwriteOpt = False,
 ) -> None:
     """Infer the target atoms of --data under --rules (fair MAP) and write them with metrics."""
     specs, groups = _infer_options(fmt, task, fair)
-    from fairacq._io import check_output_dir
+    from fairacq._run_folder import run_folder
     from fairacq.relational import (
         can_evaluate,
         read_psl_data,
@@ -130,7 +132,8 @@ def infer_cmd(
     )
 
     with user_errors(), _quiet_warnings():
-        check_output_dir(out, option="--out", inputs={"--rules": rules, "--data": data})
+        given = {"--rules": rules, "--data": data, "--train": train}
+        check_out_folder(out, given, overwrite=overwrite)
         parsed = _named("--rules", lambda: read_rules(rules))
         arities = _named("--rules", lambda: rule_arities(parsed))
         kw: dict[str, Any] = {**groups, "arities": arities, "task": task}
@@ -146,7 +149,8 @@ def infer_cmd(
             evaluate=can_evaluate(test),
             random_state=seed,
         )
-        summary = write_inference(result, out, fmt=fmt)  # type: ignore[arg-type]
+        with run_folder(out) as building:  # swapped in whole when written
+            summary = write_inference(result, building, fmt=fmt, final=out)  # type: ignore[arg-type]
     _print_warnings(summary["warnings"])
     if as_json:
         typer.echo(json.dumps(summary, indent=2, default=str))
@@ -207,6 +211,7 @@ def learn_cmd(
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    overwrite: OverwriteOpt = False,
 ) -> None:
     """Learn fair rules with Fair-A3SL, then write the rules, weights and test metrics.
 
@@ -216,12 +221,12 @@ def learn_cmd(
     printed as a warning and listed under "warnings" in summary.json.
     """
     specs, alpha = _learn_options(dataset, episodes, refine_seconds, fair, prior)
-    from fairacq._io import check_output_dir
+    from fairacq._run_folder import run_folder
     from fairacq.cli._progress import progress, run_callback
     from fairacq.relational import a3sl_options, learn_rules, load_named_relational, write_a3sl
 
     with user_errors(), _quiet_warnings():
-        check_output_dir(out, option="--out")
+        check_out_folder(out, {}, overwrite=overwrite)
         train = load_named_relational(dataset, fold, "train")
         test = load_named_relational(dataset, fold, "test")
         with progress("Fair-A3SL", episodes, "episodes") as bar:
@@ -238,7 +243,8 @@ def learn_cmd(
                 callbacks=[run_callback(bar, column="cost")],
             )
         payload = {"dataset": dataset, "fold": fold, **result.summary()}
-        write_a3sl(result.learner, out, payload)
+        with run_folder(out) as building:  # swapped in whole when written
+            write_a3sl(result.learner, building, payload)
     _print_warnings(payload["warnings"])
     if as_json:
         typer.echo(json.dumps(payload, indent=2, default=str))

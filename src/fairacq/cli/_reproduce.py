@@ -111,7 +111,7 @@ def reproduce_cmd(
     if name is None:
         raise fail("name an experiment, or pass --list to see them.")
     target = out if out is not None else Path("results") / name
-    _check_out(target)
+    _check_out(target, name)
     if merge:
         if set_ or seeds is not None or seed is not None:
             raise fail(
@@ -155,12 +155,18 @@ def _print_result(name: str, target: Path, result: Any, as_json: bool) -> None:
         )
 
 
-def _check_out(target: Path) -> None:
-    """Exit with code 2 before any work when ``target`` cannot be an output folder."""
+def _check_out(target: Path, name: str) -> None:
+    """Exit with code 2 before any work when ``target`` cannot be experiment ``name``'s folder.
+
+    A folder holding another command's run or another experiment's is refused; one holding
+    an earlier run of ``name`` is fine (its task cache lets the run go on).
+    """
     from fairacq._io import check_output_dir
+    from fairacq.cli._experiment_folder import check_experiment_folder
 
     with user_errors():
         check_output_dir(target, option="--out")
+        check_experiment_folder(target, name)
 
 
 def _print_experiments(as_json: bool) -> None:

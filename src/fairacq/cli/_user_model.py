@@ -5,6 +5,8 @@ When a command then fails with an exception raised in that module's code (its ``
 ``predict_proba`` raised, in this process or in a worker), :func:`user_model_failure` words
 one line naming the model, the method and the fix. A model whose outputs are no classifier's
 (:class:`~fairacq.exceptions.DegenerateModelError`) gets the model's name in front.
+:func:`model_build_failure` words a model that could not even be built (its constructor
+raised, or it does not take the ``--model-param`` given).
 """
 
 from __future__ import annotations
@@ -16,7 +18,12 @@ from types import TracebackType
 
 from fairacq.exceptions import DegenerateModelError
 
-__all__ = ["forget_user_models", "remember_user_model", "user_model_failure"]
+__all__ = [
+    "forget_user_models",
+    "model_build_failure",
+    "remember_user_model",
+    "user_model_failure",
+]
 
 #: module name -> the ``--model`` text that named it, for the command being run.
 _GIVEN: dict[str, str] = {}
@@ -59,12 +66,52 @@ def user_model_failure(exc: BaseException) -> str | None:
     if found is None:
         return None
     spec, method = found
-    detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    what = f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
     return (
-        f"--model {spec} failed in its {method} ({what}). Fix the model's code or "
+        f"--model {spec} failed in its {method} ({_what(exc)}). Fix the model's code or "
         "parameters (--model-param), or pick a built-in model such as --model lr."
     )
+
+
+def model_build_failure(spec: str, params: list[str], exc: Exception) -> str:
+    """Return the one-line error for a ``--model`` that could not be built.
+
+    Parameters
+    ----------
+    spec : str
+        The ``--model`` text (a built-in name or ``"module:Class"``).
+    params : list of str
+        The names of the ``--model-param`` values given.
+    exc : Exception
+        What building the model raised.
+
+    Returns
+    -------
+    str
+        Parameters the model does not take (a TypeError or ValueError raised outside the
+        model's own code) are named as such; anything else is the model's constructor failing.
+
+    Examples
+    --------
+    >>> model_build_failure("mymod:Net", [], RuntimeError("no GPU"))[:52]
+    '--model mymod:Net failed when built (RuntimeError: n'
+    """
+    module = spec.split(":", 1)[0] if ":" in spec else None
+    own = module is not None and any(m == module for m, _ in _frames(exc))
+    if params and not own and isinstance(exc, (TypeError, ValueError)):
+        return (
+            f"--model {spec} does not take --model-param {', '.join(params)} ({exc}). Check "
+            "the parameter names."
+        )
+    return (
+        f"--model {spec} failed when built ({_what(exc)}). Fix the model's constructor or "
+        "its --model-param values, or pick a built-in model such as --model lr."
+    )
+
+
+def _what(exc: BaseException) -> str:
+    """``"RuntimeError: its first line"`` (the type alone for an empty message)."""
+    detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
 
 
 def _raised_in(exc: BaseException) -> tuple[str, str] | None:

@@ -14,7 +14,14 @@ import pandas as pd
 from fairacq._warnings import warn_caller
 from fairacq.exceptions import ResultWarning
 
-__all__ = ["MAX_CATEGORIES", "OTHER", "cap_categories", "group_rare", "known_mask"]
+__all__ = [
+    "MAX_CATEGORIES",
+    "OTHER",
+    "cap_categories",
+    "category_text",
+    "group_rare",
+    "known_mask",
+]
 
 #: Default largest number of one-hot columns per categorical column (the last one "(other)").
 MAX_CATEGORIES = 50
@@ -78,3 +85,29 @@ def group_rare(values: pd.Series, kept: list[str], grouped: list[str]) -> pd.Ser
 def known_mask(values: pd.Series, kept: list[str], grouped: list[str]) -> np.ndarray:
     """Whether each value is a training category (kept or grouped)."""
     return np.asarray(values.isin(kept) | values.isin(grouped))
+
+
+def category_text(values: pd.Series, known: list[str]) -> pd.Series:
+    """Return ``values`` as category text; a number equal to a numeric training category is it.
+
+    A column of codes read as integers in one file and as floats in another (``3`` and
+    ``3.0``, e.g. when the other file has a gap) holds the same categories: ``3.0`` is
+    written as the training category ``"3"`` (and ``3`` as ``"3.0"``), not counted unseen.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> category_text(pd.Series([3.0, 4.0, 7.5]), ["3", "4", "a"]).tolist()
+    ['3', '4', '7.5']
+    """
+    text = values.astype(str)
+    unseen = ~text.isin(known)
+    if not unseen.any():
+        return text
+    codes = pd.Series(known, dtype=object)
+    numbers = pd.to_numeric(codes, errors="coerce")
+    by_number = dict(zip(numbers[numbers.notna()], codes[numbers.notna()], strict=True))
+    if not by_number:
+        return text
+    matched = pd.to_numeric(values[unseen], errors="coerce").map(by_number)
+    return text.where(~unseen, matched.where(matched.notna(), text[unseen]))

@@ -25,6 +25,7 @@ from fairacq.data._category_cap import (
     MAX_CATEGORIES,
     OTHER,
     cap_categories,
+    category_text,
     group_rare,
     known_mask,
 )
@@ -189,15 +190,17 @@ class TableEncoder:
                 f"({len(absent)} missing). Pass a table with the training data's columns."
             )
         filled = self._fill(self._typed(frame[self.columns_], where), where)
-        self.unknown_counts_ = self._count_unknown(filled, where)
+        words = {
+            c: category_text(filled[c], [*kept, *self.grouped_.get(c, [])])
+            for c, kept in self.categories_.items()
+        }  # 3.0 in this table is the training category "3"
+        self.unknown_counts_ = self._count_unknown(words, where)
         cats = list(self.categories_)
         coded = pd.DataFrame(index=filled.index)
         if self._onehot is not None:
             text = pd.DataFrame(
                 {
-                    c: group_rare(
-                        filled[c].astype(str), self.categories_[c], self.grouped_.get(c, [])
-                    )
+                    c: group_rare(words[c], self.categories_[c], self.grouped_.get(c, []))
                     for c in cats
                 },
                 index=filled.index,
@@ -248,9 +251,9 @@ class TableEncoder:
             )
         return pd.DataFrame({col: values}, index=frame.index)
 
-    def _count_unknown(self, frame: pd.DataFrame, where: str) -> dict[str, int]:
+    def _count_unknown(self, words: Mapping[str, pd.Series], where: str) -> dict[str, int]:
         counts = {
-            c: int((~known_mask(frame[c].astype(str), kept, self.grouped_.get(c, []))).sum())
+            c: int((~known_mask(words[c], kept, self.grouped_.get(c, []))).sum())
             for c, kept in self.categories_.items()
         }
         seen = {c: n for c, n in counts.items() if n}

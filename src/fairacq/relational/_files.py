@@ -28,10 +28,12 @@ def write_inference(
     out: str | os.PathLike[str],
     *,
     fmt: Literal["parquet", "csv"] = "parquet",
+    final: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """Write inferred atoms (``atoms.<fmt>``), ``summary.json`` and ``model.psl`` into ``out``.
 
-    ``metrics.json`` holds the same summary (the name earlier versions wrote).
+    ``metrics.json`` holds the same summary (the name earlier versions wrote). ``final``:
+    the folder ``out`` becomes once written (a run built aside), named as the atoms' place.
 
     Returns
     -------
@@ -47,7 +49,7 @@ def write_inference(
             atoms[col] = atoms[col].astype("string")
     atoms_path = write_table(atoms, root / f"atoms.{fmt}", index=False)
     summary = result.summary()
-    summary["atoms"] = str(atoms_path)
+    summary["atoms"] = str(atoms_path if final is None else Path(final) / atoms_path.name)
     write_rules(root / "model.psl", result.rules)
     write_json(root / "metrics.json", summary)
     write_json(root / "summary.json", summary)

@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from fairacq.data._dataset import FairDataset
+from fairacq.exceptions import DegenerateModelError
 from fairacq.models import check_probabilities, is_one_class, make_learner
 
 __all__ = ["HeldOutCheck", "admits_everyone_problem", "held_out_group_check"]
@@ -107,7 +109,9 @@ def held_out_group_check(
     estimator.fit(X_fit, s_fit)
     if hasattr(estimator, "predict_proba"):
         proba = np.asarray(estimator.predict_proba(X_out), dtype=np.float64)
-        check_probabilities(proba.reshape(-1), where="the proxy's classifier of the group")
+        where = "the proxy's classifier of the group"
+        _check_columns(proba, len(np.unique(s_fit)), where)
+        check_probabilities(proba.reshape(-1), where=where)
     pred = np.asarray(estimator.predict(X_out))
     names = np.asarray(data.group_names, dtype=object)
     counts = np.bincount(s_out, minlength=len(names))
@@ -118,6 +122,16 @@ def held_out_group_check(
         n_rows=len(s_out),
         one_group=str(names[int(pred[0])]) if is_one_class(pred) else None,
     )
+
+
+def _check_columns(proba: NDArray[np.float64], n_groups: int, where: str) -> None:
+    """Refuse probabilities that are not one column per group (no classifier's output)."""
+    if proba.ndim != 2 or proba.shape[1] != n_groups:
+        found = proba.shape[1] if proba.ndim == 2 else f"shape {proba.shape}"
+        raise DegenerateModelError(
+            f"{where} gave probabilities with {found} column(s) for {n_groups} groups, not one "
+            "per group: its predict_proba is not a classifier's. Use another model."
+        )
 
 
 def admits_everyone_problem(
