@@ -300,3 +300,41 @@ def test_tensors_load_without_running_code(tmp_path: Path) -> None:
         load_tensors(tmp_path / "code.pt")
     with pytest.raises(CorruptFileError, match="missing"):
         load_tensors(tmp_path / "none.pt")
+
+
+class _Probe:
+    """A resume-state value that counts how often it is converted to JSON (its repr)."""
+
+    def __init__(self) -> None:
+        self.encoded = 0
+
+    def __repr__(self) -> str:
+        self.encoded += 1
+        return "probe"
+
+
+class _ProbedWalk(_Walk):
+    def __init__(self, n: int, probe: _Probe) -> None:
+        super().__init__(n)
+        self.probe = probe
+
+    def resume_state(self) -> dict[str, Any]:
+        return {**super().resume_state(), "probe": self.probe}
+
+
+@pytest.mark.parametrize(("every", "encodings"), [(None, 1), (10, 4 + 1)])
+def test_resume_state_is_encoded_only_for_checkpoints_and_the_end(
+    every: int | None, encodings: int, tmp_path: Path
+) -> None:
+    probe = _Probe()
+    callbacks = [] if every is None else [CheckpointCallback(tmp_path / "ck", every=every)]
+    out = run_loop(
+        _ProbedWalk(40, probe), method="walk", config={}, random_state=0, callbacks=callbacks
+    )
+    # not once per step (40): a long run's state is not re-encoded at every step
+    assert probe.encoded == encodings
+    assert out.trace.meta["resume_state"] == {
+        **seed_state(root_seed(0)),
+        "k": 40,
+        "probe": "probe",
+    }

@@ -134,3 +134,16 @@ def test_a_torn_or_mixed_pair_of_trace_files_is_refused(tmp_path):
     assert (
         "trace_file" not in Trace.load(tmp_path / "twelve.parquet".replace("twelve", "ten")).meta
     )
+
+
+def test_resume_state_is_a_snapshot_encoded_when_a_trace_is_built():
+    rec = TraceRecorder(method="demo", config={}, random_state=0)
+    rec.record(cost=0)
+    values = np.arange(3)
+    rec.set_resume_state({"rows": values[:2], "n": np.int64(2)})
+    keys = list(rec.finish().meta)
+    assert keys.index("resume_state") < keys.index("fairacq_version")  # its place, as before
+    assert rec.finish().meta["resume_state"] == {"rows": [0, 1], "n": 2}
+    rec.record(cost=1)
+    rec.set_resume_state({"rows": values, "n": 3})
+    assert rec.finish().meta["resume_state"] == {"rows": [0, 1, 2], "n": 3}

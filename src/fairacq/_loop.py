@@ -92,7 +92,13 @@ class RunLoop(ABC):
         """
 
     def resume_state(self) -> dict[str, Any]:
-        """JSON-ready state needed to go on after the last step."""
+        """State needed to go on after the last step (JSON types, numpy arrays or scalars).
+
+        Asked after every step, so it must cost about the same at every step (no copy of
+        something that grows with the run); it is converted to JSON only when a checkpoint
+        or the final trace is built. Return snapshots that later steps do not change: fresh
+        containers, or read-only views of append-only arrays.
+        """
         return {}
 
     def write_state(self, folder: Path) -> None:

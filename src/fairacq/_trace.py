@@ -268,6 +268,7 @@ class TraceRecorder:
         **meta: Any,
     ) -> None:
         self._rows: list[dict[str, Any]] = []
+        self._pending_state: dict[str, Any] | None = None
         self._state_writer: Callable[[Path], None] | None = None
         self._checkpoint_requested = False
         self._start = time.perf_counter()
@@ -297,11 +298,21 @@ class TraceRecorder:
         self._rows.append({"step": len(self._rows), "cost": float(cost), **row})
 
     def set_resume_state(self, state: Mapping[str, Any]) -> None:
-        """Store what a strategy needs to resume after the last row (JSON types only).
+        """Store what a strategy needs to resume after the last row.
 
-        It lands in the trace's ``meta["resume_state"]``, so a checkpoint carries it.
+        It lands in the trace's ``meta["resume_state"]``, so a checkpoint carries it. The
+        values (JSON types, numpy arrays and scalars) are converted to JSON only when a trace
+        is built (:meth:`finish`, which a checkpoint calls), not at every step: they must be
+        snapshots that later steps do not change (fresh containers or read-only views).
         """
-        self._meta["resume_state"] = _jsonable(dict(state))
+        self._meta.setdefault("resume_state", None)  # its place among the keys, as before
+        self._pending_state = dict(state)
+
+    def _encode_resume_state(self) -> None:
+        """Convert the state stored by :meth:`set_resume_state` to JSON (once per state)."""
+        if self._pending_state is not None:
+            self._meta["resume_state"] = _jsonable(self._pending_state)
+            self._pending_state = None
 
     def attach_state(self, writer: Callable[[Path], None]) -> None:
         """Attach the writer of a strategy's state that the trace does not hold.
@@ -340,6 +351,7 @@ class TraceRecorder:
 
     def finish(self, **meta: Any) -> Trace:
         """Return the :class:`Trace` built from the rows so far (the recorder stays usable)."""
+        self._encode_resume_state()
         steps = (
             pd.DataFrame(self._rows)
             if self._rows

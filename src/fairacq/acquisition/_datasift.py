@@ -16,6 +16,8 @@ from fairacq._warnings import warn_caller
 from fairacq.acquisition._acquirer import Acquirer
 from fairacq.acquisition._bandit import make_policy
 from fairacq.acquisition._chunk_map import ChunkExecutor
+from fairacq.acquisition._growing import GrowingArray
+from fairacq.acquisition._ledger import fill_limit
 from fairacq.acquisition._partition import (
     PartitionDroppedWarning,
     Partitioning,
@@ -272,7 +274,10 @@ class DataSiftAcquirer(Acquirer):
         self._distances = parts.normalised_distances()
         self._policy = make_policy(self.policy, **self._policy_params(policy_seed))
         self._policy.reset(parts.n_partitions)
-        self._excluded: list[int] = []
+        self._excluded = GrowingArray()
+        # once, not every round: whether costs are all 1, and the most rows a batch can hold
+        self._unit_costs = bool(np.allclose(state.costs, 1.0))
+        self._fill_cap = fill_limit(state.costs, float(self.batch_size))
         self._open = state.available.copy()
         g = parts.n_partitions
         self._open_counts = np.bincount(labels[self._open], minlength=g).astype(np.int64)
@@ -364,7 +369,11 @@ class DataSiftAcquirer(Acquirer):
         while ptr < order.size and not self._open[order[ptr]]:
             ptr += 1
         self._pointers[arm] = ptr
-        need = _batch_len(order[ptr:], state.costs, self.batch_size) if ptr < order.size else 0
+        need = (
+            _batch_len(order[ptr:], state.costs, self.batch_size, self._fill_cap)
+            if ptr < order.size
+            else 0
+        )
         window = max(2 * need, 16)
         while True:
             chunk = order[ptr : ptr + window]
@@ -417,7 +426,7 @@ class DataSiftAcquirer(Acquirer):
         rewards = share_reward(
             improvement, proposal.arm, self._distances, self.base_rate_diffs_, kind=cast(Any, kind)
         )
-        if not np.allclose(state.costs, 1.0):
+        if not self._unit_costs:
             rewards = reward_per_cost(rewards, batch_cost)
         self._policy.update(rewards, proposal.arm)
         if accepted:
@@ -425,7 +434,7 @@ class DataSiftAcquirer(Acquirer):
             self._untry()
         elif self._use_influence:
             # the same top rows would be proposed again; DataSift-Inf moves past them
-            self._excluded.extend(int(i) for i in batch)
+            self._excluded.extend(batch)
             self._close(batch)
         else:
             self._try(batch)
@@ -440,7 +449,8 @@ class DataSiftAcquirer(Acquirer):
         }
 
     def _resume_state(self) -> dict[str, Any]:
-        return {"policy": self._policy.state_dict(), "excluded": list(self._excluded)}
+        # a read-only view of the append-only list: no copy, whatever the run's length
+        return {"policy": self._policy.state_dict(), "excluded": self._excluded.view()}
 
     def _replay_accepted(self, state: AcquisitionState, batch: NDArray[np.int64]) -> None:
         self._close(batch)
@@ -453,8 +463,8 @@ class DataSiftAcquirer(Acquirer):
     def _load_resume_state(self, state: dict[str, Any]) -> None:
         if "policy" in state:
             self._policy.load_state_dict(state["policy"])
-        self._excluded = [int(i) for i in state.get("excluded", [])]
-        self._close(np.asarray(self._excluded, dtype=np.int64))
+        self._excluded = GrowingArray([int(i) for i in state.get("excluded", [])])
+        self._close(self._excluded.view())
 
 
 class DataSiftInfAcquirer(DataSiftAcquirer):
@@ -498,7 +508,19 @@ def _children(root: np.random.SeedSequence, n: int) -> list[np.random.SeedSequen
     return [child(root, KEY_PREPARE + i) for i in range(n)]
 
 
-def _batch_len(candidates: NDArray[np.int64], costs: NDArray[np.float64], cap: float) -> int:
+def _batch_len(
+    candidates: NDArray[np.int64], costs: NDArray[np.float64], cap: float, limit: int
+) -> int:
+    """Return how many first candidates fit in ``cap``, summing at most ``limit`` costs.
+
+    ``limit`` is :func:`~fairacq.acquisition._ledger.fill_limit` of the pool: no more rows
+    fit, so the first ``limit`` sums decide (the same sums, bit for bit, as over all); only
+    if they all fit is the rest summed too.
+    """
+    head = candidates[:limit]
+    fits = int((np.cumsum(costs[head]) <= cap + 1e-9).sum())
+    if fits < head.size or head.size == candidates.size:
+        return fits
     return int((np.cumsum(costs[candidates]) <= cap + 1e-9).sum())
 
 

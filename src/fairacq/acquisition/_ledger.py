@@ -70,7 +70,12 @@ class CostLedger:
     cost_model : {"kept", "evaluated"}
         Which rows are paid (module docstring).
     seen : ndarray of bool
-        The state's ``labels_seen`` flags (shared: evaluated rows are marked in it).
+        The state's ``labels_seen`` flags (shared: evaluated rows are marked in it). Marks
+        made after the ledger is built go through :meth:`record` or :meth:`mark_seen`.
+
+    Every step costs about the size of its batch, not of the pool: the labels seen are
+    counted as they are marked, and the cheapest open row is found by a pointer that walks
+    the rows once in increasing cost (rows open to pay only ever close).
     """
 
     def __init__(
@@ -88,6 +93,11 @@ class CostLedger:
         self.spent = 0.0
         self.rows_paid = 0
         self.rows_evaluated = 0
+        self.n_seen = int(np.count_nonzero(seen))
+        # rows by increasing cost (by position when all costs are equal: no sort needed)
+        uniform = costs.size == 0 or bool(costs.min() == costs.max())
+        self._by_cost = None if uniform else np.argsort(costs, kind="stable")
+        self._cheapest_at = 0
 
     def fill(self, candidates: NDArray[np.int64], batch_size: float) -> NDArray[np.int64]:
         """Return the next batch: candidates in order within the batch size and budget left.
@@ -109,7 +119,7 @@ class CostLedger:
     def record(self, batch: NDArray[np.int64], accepted: bool) -> None:
         """Account for one evaluated batch (distinct pool positions), kept or not."""
         self.rows_evaluated += int(batch.size)
-        self.seen[batch] = True
+        self.mark_seen(batch)
         if self.pays_evaluated:
             new = batch[~self.paid[batch]]
             self.paid[new] = True
@@ -119,16 +129,41 @@ class CostLedger:
             self.rows_paid += int(batch.size)
             self.spent += float(self.costs[batch].sum())
 
+    def mark_seen(self, rows: NDArray[np.int64]) -> None:
+        """Mark the labels of pool positions ``rows`` seen (counted once each)."""
+        new = rows[~self.seen[rows]]
+        self.seen[new] = True
+        self.n_seen += int(np.unique(new).size)
+
     def out_of_budget(self, available: NDArray[np.bool_]) -> bool:
-        """Whether the budget left cannot pay for one more open row."""
-        open_rows = available & ~self.paid if self.pays_evaluated else available
-        remaining = self.budget - self.spent
-        return bool(remaining < np.min(self.costs[open_rows], initial=np.inf))
+        """Whether the budget left cannot pay for one more open row.
+
+        ``available`` flags the rows not yet acquired; a row it closes never reopens.
+        """
+        return bool(self.budget - self.spent < self._cheapest_open(available))
+
+    def _cheapest_open(self, available: NDArray[np.bool_], chunk: int = 256) -> float:
+        """Return the cost of the cheapest row open to pay for (inf when none is)."""
+        n = self.costs.size
+        while self._cheapest_at < n:
+            stop = min(self._cheapest_at + chunk, n)
+            rows = np.arange(self._cheapest_at, stop)
+            if self._by_cost is not None:
+                rows = self._by_cost[rows]
+            is_open = (
+                available[rows] & ~self.paid[rows] if self.pays_evaluated else available[rows]
+            )
+            hit = np.flatnonzero(is_open)
+            if hit.size:
+                self._cheapest_at += int(hit[0])
+                return float(self.costs[rows[hit[0]]])
+            self._cheapest_at = stop
+        return float("inf")
 
     def counts(self) -> dict[str, int]:
         """Return the trace's ``rows_paid``, ``labels_seen`` and ``rows_evaluated`` so far."""
         return {
             "rows_paid": self.rows_paid,
-            "labels_seen": int(np.count_nonzero(self.seen)),
+            "labels_seen": self.n_seen,
             "rows_evaluated": self.rows_evaluated,
         }

@@ -76,7 +76,7 @@ class PaidRowsLoop(AcquisitionLoop):
         batch_cost = float(self.costs[paid].sum())
         st.available[paid] = False
         self.ledger.spent += batch_cost
-        self.ledger.seen[paid] = True
+        self.ledger.mark_seen(paid)
         data, model, val = self._learn_kept(kept)
         new_fairness = abs(val[acq.metric])
         acq._feedback(st, proposal, kept, st.fairness - new_fairness, True, batch_cost)
