@@ -1,9 +1,14 @@
 """A candidate pool streamed from a Parquet file larger than memory.
 
 :class:`ParquetPool` keeps only a few bytes per row in memory (label as int8, group code as
-int16, cost as float64 when the file has a cost column) and reads the features chunk by chunk
-with pyarrow (``iter_batches`` over the row groups a chunk covers). The rows a batch tries are
-fetched by position (:meth:`ParquetPool.take`). Features are encoded exactly as the training
+int16, cost as float64 when the file has a cost column, each sensitive column as small
+integer codes) and reads the features chunk by chunk with pyarrow (``iter_batches`` over the
+row groups a chunk covers). Scattered rows would decode whole row groups, so the first read
+in this process writes the encoded features once to an unnamed temporary file
+(:class:`~fairacq.acquisition._feature_cache.FeatureCache`, 8 bytes a value on disk, freed
+with the pool): the rows a batch tries are then fetched by position
+(:meth:`ParquetPool.take`), and the pool scored in blocks, at disk-cache speed. Workers of a
+dask cluster read the Parquet file itself. Features are encoded exactly as the training
 split's :class:`~fairacq.FairDataset`: the file holds either its columns, or for a one-hot
 feature group ``g`` (columns ``g=v``) the raw column ``g``, one-hot encoded with the training
 split's levels (a level the training split lacks: all zeros, counted).
@@ -20,6 +25,9 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from fairacq._validation import MAX_ABS_VALUE
+from fairacq.acquisition._chunk_map import RangeReader
+from fairacq.acquisition._column_codes import ColumnCodes
+from fairacq.acquisition._feature_cache import FeatureCache
 from fairacq.acquisition._pool_source import DEFAULT_BLOCK_ROWS, DEFAULT_CHUNK_ROWS, PoolSource
 from fairacq.data import FairDataset
 from fairacq.exceptions import CorruptFileError, InvalidDataError
@@ -154,7 +162,10 @@ class ParquetPool(PoolSource):
             fill_values=fill_values,
         )
         self.unknown_counts: dict[str, int] = dict.fromkeys(categorical, 0)
+        self._sensitive = {c: ColumnCodes(schema.field(c).type) for c in sens_cols}
         self._y, self._s, self._costs = self._read_side(pf)
+        self._cache: FeatureCache | None = None
+        self._cache_failed = False
         _warn_unknown(self.path, self.unknown_counts)
 
     # -- PoolSource ----------------------------------------------------------------------
@@ -198,9 +209,11 @@ class ParquetPool(PoolSource):
                 f"ParquetPool.take: positions must lie in 0 .. {len(self) - 1}; got "
                 f"{int(pos.min())} .. {int(pos.max())}."
             )
-        table = self._reader.read_positions(pos, extra=self.sensitive_columns)
-        X = self._reader.encode_arrow(table, pos)
-        sens = table.select(self.sensitive_columns).to_pandas()
+        import pyarrow as pa  # type: ignore[import-untyped]
+
+        X = self._features_at(pos)
+        sens = pa.table({c: self._sensitive[c].take(pos) for c in self.sensitive_columns})
+        sens = sens.to_pandas()
         attrs = list(self._template.sensitive_attrs)
         if len(attrs) == len(self.sensitive_columns):
             sens.columns = pd.Index(attrs)
@@ -212,9 +225,62 @@ class ParquetPool(PoolSource):
         )
 
     def read_rows(self, positions: ArrayLike) -> NDArray[np.float64]:
-        """Return the features of the rows at ``positions`` (straight from Arrow)."""
-        pos = np.asarray(positions, dtype=np.int64).ravel()
+        """Return the features of the rows at ``positions`` (C-contiguous)."""
+        return self._features_at(np.asarray(positions, dtype=np.int64).ravel())
+
+    def local_reader(self) -> RangeReader:
+        """Return the reader of the local copy of the features (built on first use).
+
+        Falls back to :meth:`reader` when the temporary folder cannot hold the copy.
+        """
+        cache = self._local_cache()
+        return self._reader if cache is None else cache
+
+    def close(self) -> None:
+        """Delete the local copy of the features (a later read builds it again)."""
+        if self._cache is not None:
+            self._cache.close()
+            self._cache = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        # a copy (another process, a resumed run) builds its own local copy, never shares one
+        return {**self.__dict__, "_cache": None, "_cache_failed": False}
+
+    def _features_at(self, pos: NDArray[np.int64]) -> NDArray[np.float64]:
+        cache = self._local_cache()
+        if cache is not None:
+            return cache.rows(pos)
         return self._reader.encode_arrow(self._reader.read_positions(pos, extra=[]), pos)
+
+    def _pieces_by_row_group(self) -> Iterator[NDArray[np.float64]]:
+        """Yield the encoded features a row group at a time, handing Arrow's memory back.
+
+        Arrow's allocator keeps freed buffers: a whole-file pass would otherwise leave the
+        process holding about the file's decoded size.
+        """
+        import pyarrow as pa
+
+        off = self._offsets
+        for g in range(off.size - 1):
+            yield from self._reader.read(int(off[g]), int(off[g + 1]))
+            pa.default_memory_pool().release_unused()
+
+    def _local_cache(self) -> FeatureCache | None:
+        """Return the local copy of the features, writing it on first use (None if it cannot)."""
+        if self._cache is None and not self._cache_failed:
+            try:
+                self._cache = FeatureCache(
+                    self._pieces_by_row_group(),
+                    n_rows=len(self),
+                    n_features=len(self._template.feature_names),
+                    chunk_rows=self.chunk_rows,
+                )
+            except CorruptFileError:
+                raise
+            except OSError as exc:
+                self._cache_failed = True
+                _warn_no_cache(self.path, len(self) * len(self._template.feature_names), exc)
+        return self._cache
 
     def sensitive_values(self, column: str) -> NDArray[Any] | None:
         """Return a sensitive column's values as strings (read from the file)."""
@@ -260,8 +326,11 @@ class ParquetPool(PoolSource):
         y = np.empty(n, dtype=np.int8)
         s = np.empty(n, dtype=np.int16)
         costs = np.empty(n, dtype=np.float64) if self.cost_column is not None else None
-        for frame, start in self._reader.iter_frames(0, n, cols):
+        for batch, start in self._reader.iter_batches(0, n, cols):
+            frame = batch.to_pandas()
             stop = start + len(frame)
+            for col, codes in self._sensitive.items():
+                codes.add(batch.column(batch.schema.names.index(col)))
             y[start:stop] = self._labels(frame[self.label], start)
             for col, levels in self._reader.categorical.items():
                 known = frame[col].isna() | frame[col].astype(str).isin(levels)
@@ -290,6 +359,8 @@ class ParquetPool(PoolSource):
                         "drop it."
                     )
                 costs[start:stop] = c
+        for codes in self._sensitive.values():
+            codes.finish()
         return y, s, costs
 
 
@@ -377,7 +448,7 @@ class ParquetReader:
 
     def read_positions(self, pos: NDArray[np.int64], extra: list[str]) -> Any:
         """Return the feature (and ``extra``) columns of rows ``pos`` (an Arrow table)."""
-        import pyarrow as pa  # type: ignore[import-untyped]
+        import pyarrow as pa
 
         cols = list(dict.fromkeys([*self.columns, *extra]))
         order = np.argsort(pos, kind="stable")
@@ -462,6 +533,18 @@ class ParquetReader:
                 "overflows). Rescale the column (other units or its logarithm) or drop the row."
             )
         return X
+
+
+def _warn_no_cache(path: Path, values: int, exc: OSError) -> None:
+    import tempfile
+
+    from fairacq._warnings import warn_caller
+
+    warn_caller(
+        f"{path}: could not keep a local copy of the pool's features "
+        f"({values * 8 / 2**20:.0f} MB) in {tempfile.gettempdir()} ({exc}); rows are read "
+        "from the Parquet file instead, which is slower. Point TMPDIR to a folder with room."
+    )
 
 
 def _warn_unknown(path: Path, counts: dict[str, int]) -> None:

@@ -45,7 +45,8 @@ class PoolScorer:
     pool : PoolSource
         The candidate pool. An :class:`InMemoryPool`'s features are copied once
         (C-contiguous, one more copy of the pool's matrix in memory); a streamed pool is read
-        each time it is scored, as ``pool.map_blocks`` does.
+        each time it is scored, as ``pool.map_blocks`` does (from its local copy when
+        scored here).
     executor : ChunkExecutor or None, default=None
         Where the blocks are scored (None: serially here).
 
@@ -67,7 +68,7 @@ class PoolScorer:
     def __init__(self, pool: PoolSource, executor: ChunkExecutor | None = None) -> None:
         self.pool = pool
         self.executor = executor
-        self._reader = _contiguous_reader(pool)
+        self._reader = _contiguous_reader(pool, executor)
         self._model: Any = None
         self._scores: NDArray[np.float64] = np.empty(0)
 
@@ -90,11 +91,11 @@ class PoolScorer:
         return self._scores
 
 
-def _contiguous_reader(pool: PoolSource) -> RangeReader:
+def _contiguous_reader(pool: PoolSource, executor: ChunkExecutor | None) -> RangeReader:
     """Return the pool's reader; an in-memory pool's reads a C-contiguous copy of its features."""
     if isinstance(pool, InMemoryPool):
         return ArrayReader(np.ascontiguousarray(pool.X), pool.chunk_rows)
-    return pool.reader()
+    return pool.reader_for(executor)
 
 
 def _score_block(

@@ -18,7 +18,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fairacq._validation import Interval, validate_parameter_constraints
-from fairacq.acquisition._chunk_map import BlockFn, ChunkExecutor, RangeReader, map_blocks
+from fairacq.acquisition._chunk_map import (
+    BlockFn,
+    ChunkExecutor,
+    RangeReader,
+    SerialChunkExecutor,
+    map_blocks,
+)
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
 
@@ -93,6 +99,20 @@ class PoolSource(ABC):
     def reader(self) -> RangeReader:
         """Return a picklable reader of the encoded features by row range."""
 
+    def local_reader(self) -> RangeReader:
+        """Return the fastest reader for blocks scored in this process (default: ``reader()``)."""
+        return self.reader()
+
+    def reader_for(self, executor: ChunkExecutor | None) -> RangeReader:
+        """Return the reader for blocks scored by ``executor``.
+
+        Blocks scored here (no executor, or a serial one) use :meth:`local_reader`; other
+        executors get :meth:`reader`, which each worker can use on its own.
+        """
+        if executor is None or isinstance(executor, SerialChunkExecutor):
+            return self.local_reader()
+        return self.reader()
+
     @abstractmethod
     def take(self, positions: ArrayLike) -> FairDataset:
         """Return the rows at ``positions`` (in that order) as a dataset."""
@@ -136,7 +156,7 @@ class PoolSource(ABC):
     ) -> list[Any]:
         """Apply ``fn(X_block, side_block)`` to every block, in order (see ``map_blocks``)."""
         return map_blocks(
-            self.reader(),
+            self.reader_for(executor),
             fn,
             n_rows=len(self),
             chunk_rows=self.chunk_rows,
