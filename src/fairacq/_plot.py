@@ -7,6 +7,7 @@ plot, through :func:`fairacq._deps.require`, so importing the kernel does not lo
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
@@ -51,7 +52,8 @@ def aggregate_traces(traces: Sequence[Trace], metric: str, *, x: str = "cost") -
         if series
         else np.empty((0, 0))
     )
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN step: NaN, said by n=0
         mean = np.nanmean(aligned, axis=1) if aligned.size else np.array([])
         std = np.nanstd(aligned, axis=1) if aligned.size else np.array([])
     n = (~np.isnan(aligned)).sum(axis=1) if aligned.size else np.array([])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -221,7 +222,31 @@ def test_bad_metric_and_policies_are_refused():
 
 
 def test_registry_builds_falcon_and_fal():
-    falcon = make_acquirer("falcon", budget=200, batch_size=1, lam=0.5, alpha=0.1)
+    falcon = make_acquirer("falcon", budget=200, batch_size=1, lam=0.5)
     assert isinstance(falcon, FalconAcquirer)
     assert falcon.lam == 0.5
     assert type(make_acquirer("fal", n_candidates=8)).__name__ == "FALAcquirer"
+
+
+class CountingScoreIsX0(ScoreIsX0):
+    """ScoreIsX0 that records how many rows each predict_proba call scores."""
+
+    calls: ClassVar[list[int]] = []
+
+    def predict_proba(self, X):
+        CountingScoreIsX0.calls.append(len(X))
+        return super().predict_proba(X)
+
+
+def test_a_fairness_round_scores_only_the_target_groups_rows_and_no_validation_again():
+    train, val, pool = _parts()
+    CountingScoreIsX0.calls = []
+    acq = FalconAcquirer(budget=10, batch_size=5, learner=CountingScoreIsX0(), random_state=0)
+    frame = acq.run(train, pool, validation=val).to_frame()
+    rounds = frame[frame["step"] > 0]
+    assert (rounds["target_group"] >= 0).all()  # fairness rounds only (lam = 1)
+    pool_s = pool.s
+    group_rows = [int((pool_s == g).sum()) for g in rounds["target_group"]]
+    # per model: the validation rows once (the loop's), then the target group's pool rows
+    assert CountingScoreIsX0.calls[:2] == [len(val), group_rows[0]]
+    assert len(pool) not in CountingScoreIsX0.calls  # the whole pool is never scored

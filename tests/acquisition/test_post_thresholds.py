@@ -12,7 +12,7 @@ from fairacq.acquisition import (
     make_acquirer,
 )
 from fairacq.data import load_toy
-from fairacq.exceptions import InvalidParameterError
+from fairacq.exceptions import InvalidParameterError, ResultWarning
 from fairacq.models import evaluate_thresholds, fit_thresholds, make_learner
 
 pytest.importorskip("fairlearn")
@@ -149,3 +149,18 @@ def test_pool_placement_equals_fit_thresholds_on_the_pool() -> None:
     assert not hasattr(acq, "_scorer")  # the pool's scored copy is let go after the run
     direct = fit_thresholds(acq.model_, VAL, tol=0.05, unlabelled=POOL)
     np.testing.assert_array_equal(acq.thresholds_.model.thresholds, direct.model.thresholds)
+
+
+@pytest.mark.parametrize("metric", ["demographic_parity_diff_abs", "equal_opportunity_diff"])
+def test_a_validation_set_without_a_group_label_cell_falls_back_and_says_so(
+    metric: str,
+) -> None:
+    s, y = np.asarray(VAL.s), np.asarray(VAL.y)
+    val = VAL.subset(np.flatnonzero((s == 0) | (y == 0)))  # (g1, label 1) is empty
+    acq = PostThresholdAcquirer(metric=metric, **RUN)
+    with pytest.warns(ResultWarning, match="group 'g1' has label 0 only") as told:
+        trace = acq.run(TRAIN, POOL, validation=val, test=TEST)
+    assert len([w for w in told if w.category is ResultWarning]) == 1  # once, not per round
+    assert len(trace) == 4
+    assert np.isfinite(trace.final("test_accuracy"))
+    assert acq.threshold_notes_ == [str(told[0].message)]

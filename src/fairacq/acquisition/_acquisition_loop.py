@@ -16,7 +16,13 @@ from fairacq.acquisition._ledger import CostLedger, fill_batch
 from fairacq.acquisition._pool_source import InMemoryPool, PoolSource
 from fairacq.acquisition._state import AcquisitionState
 from fairacq.data import FairDataset
-from fairacq.models import evaluate, learner_spec, make_learner, partial_update
+from fairacq.models import (
+    evaluate,
+    learner_spec,
+    make_learner,
+    partial_update,
+    predict_scores,
+)
 
 __all__ = ["AcquisitionLoop", "fill_batch"]
 
@@ -59,6 +65,9 @@ class AcquisitionLoop(RunLoop):
         self.cap = acquirer.max_evaluations or int(np.ceil(costs.sum() / acquirer.batch_size)) + 1
         self.timings = {"prepare_s": 0.0, "propose_s": 0.0, "fit_s": 0.0}
         self._replayed: list[FairDataset] = []
+        # validation and test features as arrays once, not converted again every round
+        self._features = {id(d): d.to_numpy() for d in (validation, test) if d is not None}
+        self._val_scores: tuple[Any, NDArray[np.float64]] | None = None
 
     # -- models ------------------------------------------------------------------------------
     def _fit(self, data: FairDataset) -> Any:
@@ -73,7 +82,13 @@ class AcquisitionLoop(RunLoop):
 
     def _evaluate(self, model: Any, data: FairDataset) -> dict[str, float]:
         """Measure the tracked metrics of ``model`` on ``data`` (a subclass may post-process)."""
-        return evaluate(model, data, self.metrics)
+        X = self._features.get(id(data))
+        scores = None if X is None else predict_scores(model, X)
+        if data is self.validation and scores is not None:  # for the method to reuse
+            self._val_scores = (model, scores)
+            if hasattr(self, "state"):
+                self.state.val_scores = self._val_scores
+        return evaluate(model, data, self.metrics, scores=scores)
 
     def _measure(self, val: dict[str, float], model: Any) -> dict[str, float]:
         out = {f"val_{k}": v for k, v in val.items()}
@@ -101,6 +116,7 @@ class AcquisitionLoop(RunLoop):
             X_pool=source.X if isinstance(source, InMemoryPool) else np.empty((0, 0)),
             executor=self.executor,
             labels_seen=np.zeros(len(source), dtype=bool),
+            val_scores=self._val_scores,
         )
         clock = time.perf_counter()
         self.acq._prepare(self.state, self.validation, root)

@@ -184,6 +184,7 @@ class FALAcquirer(Acquirer):
         self, state: AcquisitionState, validation: FairDataset, root: np.random.SeedSequence
     ) -> None:
         self._validation = validation
+        self._X_val = validation.to_numpy()  # once: every what-if model is measured on it
         # the seed the acquisition loop fits its models with: what-if models match them
         self._learner_seed = int(root.generate_state(1)[0])
 
@@ -223,20 +224,25 @@ class FALAcquirer(Acquirer):
         p1 = predict_scores(state.model, X_rows)
         unfair = np.empty((rows.size, 2))
         if alpha < 1.0:  # alpha = 1 is entropy sampling: the what-if models are not needed
-            X_train, y_train = state.train.to_numpy(), state.train.y
+            # the training rows plus one slot for the candidate, filled in place (no copy)
+            X_with = np.vstack([state.train.to_numpy(), X_rows[:1]])
+            y_with = np.append(state.train.y, 0)
             for i, x in enumerate(X_rows):
+                X_with[-1] = x
                 for label in (0, 1):
-                    unfair[i, label] = self._unfairness_with(X_train, y_train, x, label)
+                    y_with[-1] = label
+                    unfair[i, label] = self._unfairness_with(X_with, y_with)
         else:
             unfair[:] = 0.0
         return fal_scores(
             binary_entropy(p1), p1, unfair[:, 0], unfair[:, 1], state.fairness, alpha
         )
 
-    def _unfairness_with(
-        self, X: NDArray[np.float64], y: NDArray[np.int64], x: NDArray[np.float64], label: int
-    ) -> float:
-        """Return the validation unfairness of the learner retrained with ``(x, label)`` added."""
-        model = make_learner(self.learner, random_state=self._learner_seed)
-        model.fit(np.vstack([X, x[None, :]]), np.append(y, label))
-        return abs(evaluate(model, self._validation, [self.metric])[self.metric])
+    def _unfairness_with(self, X: NDArray[np.float64], y: NDArray[np.int64]) -> float:
+        """Return the validation unfairness of the learner retrained on ``X``, ``y``.
+
+        ``X``, ``y`` are the training rows with the candidate and its supposed label last.
+        """
+        model = make_learner(self.learner, random_state=self._learner_seed).fit(X, y)
+        scores = predict_scores(model, self._X_val)
+        return abs(evaluate(model, self._validation, [self.metric], scores=scores)[self.metric])

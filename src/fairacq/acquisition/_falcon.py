@@ -135,11 +135,14 @@ class FalconAcquirer(PaidRowsAcquirer):
     them Falcon left the demographic parity gap where it was, with them it nearly closed it
     (``docs/paper-notes/peers-rows.md``).
 
-    A round scores the whole pool with the current model, block by block, once per model
-    (:class:`~fairacq.acquisition._pool_scorer.PoolScorer`; an in-memory pool's features are
-    held a second time, C-contiguous, for that), and sorts only the target group's rows that
-    can make the batch. Both give the scores and orders of scoring and sorting everything,
-    bit for bit (``tests/acquisition/test_falcon_exact.py``).
+    A fairness round scores only the target group's available pool rows, as the authors'
+    code does (a streamed pool, and entropy rounds, score the whole pool block by block once
+    per model with :class:`~fairacq.acquisition._pool_scorer.PoolScorer`; an in-memory
+    pool's features are then held a second time, C-contiguous), reuses the loop's validation
+    scores of the current model for the target groups, and sorts only the target group's
+    rows that can make the batch. The selections are those of scoring and sorting
+    everything (``tests/acquisition/test_falcon_exact.py``); ``benchmarks/falcon_reference.py``
+    times a round against a re-implementation of the authors' loop.
 
     Examples
     --------
@@ -205,6 +208,7 @@ class FalconAcquirer(PaidRowsAcquirer):
         self._X_val = validation.to_numpy()
         self._n_groups = validation.n_groups
         self._scorer = PoolScorer(state.pool, state.executor)
+        self._scorer_model: Any = None  # the model whose whole-pool scores the scorer holds
         self.bandits_: dict[str, Exp3] = {}
         self._round: _Round | None = None
 
@@ -216,6 +220,7 @@ class FalconAcquirer(PaidRowsAcquirer):
             proposal = self._fairness_proposal(state, step)
             if proposal is not None:
                 return proposal
+        self._scorer_model = state.model
         return Proposal(entropy_order(state, rng, self._scorer.scores(state.model)))
 
     def _fairness_proposal(self, state: AcquisitionState, step: int) -> Proposal | None:
@@ -224,7 +229,7 @@ class FalconAcquirer(PaidRowsAcquirer):
         Returns None when no target group has pool rows left (an entropy round follows).
         """
         val = self._validation
-        y_pred = (predict_scores(state.model, self._X_val) >= 0.5).astype(np.int64)
+        y_pred = (self._val_scores(state) >= 0.5).astype(np.int64)
         targets = target_groups(self._kind, val.y, y_pred, val.s, self._n_groups)
         key = "|".join(f"{label}@{group}" for label, group in targets)
         n_pol = len(self._policies)
@@ -239,12 +244,31 @@ class FalconAcquirer(PaidRowsAcquirer):
         label, group = targets[arm // n_pol]
         r = self._policies[arm % n_pol]
         rows = np.flatnonzero(state.available & (pool_s == group))
-        p1 = self._scorer.scores(state.model)[rows]
+        p1 = self._group_scores(state, rows)
         # the loop takes candidates while they fit in batch_size: only the first few matter
         first = fill_limit(state.costs[rows], self.batch_size)
         order = policy_order(p1 if label == 1 else 1.0 - p1, rows, r, first=first)
         self._round = _Round(key, arm, prob, label, group, r)
         return Proposal(order, arm)
+
+    def _group_scores(
+        self, state: AcquisitionState, rows: NDArray[np.int64]
+    ) -> NDArray[np.float64]:
+        """P(y=1) of the target group's available pool ``rows`` (only those rows are scored).
+
+        A streamed pool reads them by position. A model whose whole-pool scores an entropy
+        round already holds is read from the :class:`PoolScorer` instead.
+        """
+        if self._scorer_model is state.model:
+            return self._scorer.scores(state.model)[rows]
+        X = state.X_pool[rows] if state.X_pool.size else state.pool.read_rows(rows)
+        return predict_scores(state.model, X)
+
+    def _val_scores(self, state: AcquisitionState) -> NDArray[np.float64]:
+        """Return the current model's validation scores (the loop's, when it has them)."""
+        if state.val_scores is not None and state.val_scores[0] is state.model:
+            return state.val_scores[1]
+        return predict_scores(state.model, self._X_val)
 
     def _split_paid(
         self, state: AcquisitionState, proposal: Proposal, paid: NDArray[np.int64]

@@ -8,6 +8,7 @@ is the knob of the front.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -15,13 +16,14 @@ import numpy as np
 
 from fairacq._random import child_int
 from fairacq._validation import Interval, Options
+from fairacq._warnings import warn_caller
 from fairacq.acquisition._acquirer import Acquirer
 from fairacq.acquisition._acquisition_loop import AcquisitionLoop
 from fairacq.acquisition._entropy import entropy_order
 from fairacq.acquisition._pool_scorer import PoolScorer
 from fairacq.acquisition._state import AcquisitionState, Proposal
 from fairacq.data import FairDataset
-from fairacq.exceptions import InvalidParameterError
+from fairacq.exceptions import InvalidParameterError, ResultWarning
 from fairacq.models import (
     DEFAULT_METRICS,
     THRESHOLD_CONSTRAINTS,
@@ -48,6 +50,7 @@ class _ThresholdLoop(AcquisitionLoop):
         # (a two-part key, apart from the one-part keys of the rounds' generators)
         self._draw_seed = child_int(root, *_DRAW_KEY)
         self._fitted: tuple[Any, Any] | None = None
+        self._notes: dict[str, None] = {}  # each threshold fallback met, in order
         # one scorer for the entropy policy and the pool placement: the model that gets
         # thresholds at the end of a step ranks the pool at the next, scored once
         self.acq._scorer = PoolScorer(self.source, self.executor)
@@ -57,7 +60,12 @@ class _ThresholdLoop(AcquisitionLoop):
         """Return ``model``'s thresholds (fitted once per model, on the validation rows)."""
         if self._fitted is None or self._fitted[0] is not model:
             acq = self.acq
-            post = fit_thresholds(model, self.validation, metric=acq.metric, tol=acq.tol)
+            with warnings.catch_warnings():  # a fallback is told once, at the end of the run
+                warnings.simplefilter("ignore", ResultWarning)
+                post = fit_thresholds(model, self.validation, metric=acq.metric, tol=acq.tol)
+            note = getattr(post.model, "note", None)
+            if note is not None:
+                self._notes[note] = None
             if acq._placement() == "pool":
                 post = self._place_on_pool(model, post)
             self._fitted = (model, post)
@@ -75,7 +83,8 @@ class _ThresholdLoop(AcquisitionLoop):
         groups = np.concatenate([self.source.s, np.asarray(val.s, dtype=np.int64)])
         rates = group_rates(post, val)
         cuts = thresholds_at_rates(scores, groups, rates, val.group_names)
-        return MitigatedModel(post.name, GroupThresholds(model, cuts), post.learner)
+        rule = GroupThresholds(model, cuts, note=getattr(post.model, "note", None))
+        return MitigatedModel(post.name, rule, post.learner)
 
     def _evaluate(self, model: Any, data: FairDataset) -> dict[str, float]:
         post = self.thresholds(model)
@@ -83,6 +92,9 @@ class _ThresholdLoop(AcquisitionLoop):
 
     def finish(self) -> dict[str, Any]:
         self.acq.thresholds_ = self.thresholds(self.state.model)
+        self.acq.threshold_notes_ = list(self._notes)
+        for note in self._notes:
+            warn_caller(note, ResultWarning)
         del self.acq._scorer  # its copy of the pool's features is not kept after the run
         return super().finish()
 
@@ -132,6 +144,10 @@ class PostThresholdAcquirer(Acquirer):
     ----------
     thresholds_ : MitigatedModel
         The final model's thresholds: ``thresholds_.predict(dataset, random_state=...)``.
+    threshold_notes_ : list of str
+        Each fallback the thresholds needed during the run (a group whose validation rows
+        hold one label only, see :func:`~fairacq.models.fit_thresholds`), also raised once
+        as a :class:`~fairacq.exceptions.ResultWarning`; empty when none was needed.
 
     Examples
     --------

@@ -51,6 +51,10 @@ class AcquisitionState:
         base-rate differences, influence scores) marks them in ``_prepare`` (a resumed run
         prepares again, so the marks come back), and the trace counts them in
         ``labels_seen``. Empty until the loop sets it (one flag per pool row).
+    val_scores : tuple of (estimator, ndarray) or None
+        The loop's latest validation probabilities of the positive class and the model
+        they came from; a method may reuse them when that model is ``model`` instead of
+        predicting the validation rows again.
     """
 
     train: FairDataset
@@ -65,6 +69,7 @@ class AcquisitionState:
     extra: dict[str, Any] = field(default_factory=dict)
     executor: ChunkExecutor | None = None
     labels_seen: NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    val_scores: tuple[Any, NDArray[np.float64]] | None = None
 
 
 @dataclass(frozen=True)

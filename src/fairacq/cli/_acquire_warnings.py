@@ -75,7 +75,7 @@ def result_warnings(acquirer: Any, inputs: Any) -> list[str]:
     metric = acquirer.metric
     final = float(frame[f"val_{metric}"].iloc[-1])
     name = LABELS.get(metric, metric)
-    out = list(one_class.values())
+    out = [*one_class.values(), *getattr(acquirer, "threshold_notes_", [])]
     if len(acquirer.acquired_) == 0 and acquirer.stop_reason_ == "tau":
         out = [_nothing_bought(acquirer, frame, prefix, name, out)]
     elif final > acquirer.tau and not hasattr(acquirer, "tol"):

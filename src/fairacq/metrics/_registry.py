@@ -11,6 +11,7 @@ metric; unknown names get a suggestion.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 from collections.abc import Callable
@@ -419,6 +420,7 @@ _METRICS: dict[str, Metric] = {
 }
 
 
+@functools.cache  # inspect.signature is slow and acquisition loops compute every round
 def _options_of(metric: Metric) -> frozenset[str]:
     params = inspect.signature(metric.function).parameters.values()
     return frozenset(p.name for p in params if p.kind is p.KEYWORD_ONLY)

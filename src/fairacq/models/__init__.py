@@ -47,6 +47,7 @@ from fairacq.models._registry import (
     learner_spec,
     make_learner,
 )
+from fairacq.models._threshold_fallback import PartialThresholds, one_label_groups
 from fairacq.models._thresholds import (
     THRESHOLD_CONSTRAINTS,
     describe_thresholds,
@@ -65,6 +66,7 @@ __all__ = [
     "GroupThresholds",
     "LearnerSpec",
     "MitigatedModel",
+    "PartialThresholds",
     "audit",
     "audit_predictions",
     "available_learners",
@@ -84,6 +86,7 @@ __all__ = [
     "make_learner",
     "mitigation_unavailable",
     "one_class_problem",
+    "one_label_groups",
     "partial_update",
     "place_on_unlabelled",
     "predict_scores",

@@ -21,7 +21,7 @@ from fairacq.data import FairDataset
 from fairacq.exceptions import ResultWarning
 from fairacq.metrics import group_table
 from fairacq.models._health import one_class_problem
-from fairacq.models._mitigation import prediction_metrics
+from fairacq.models._mitigated_model import prediction_metrics
 
 __all__ = ["AuditReport"]
 

@@ -41,6 +41,7 @@ def evaluate(
     *,
     threshold: float = 0.5,
     include_sensitive: bool = False,
+    scores: NDArray[np.float64] | None = None,
 ) -> dict[str, float]:
     """Compute ``metrics`` for a fitted ``model`` on ``dataset``.
 
@@ -56,6 +57,10 @@ def evaluate(
         Decision threshold on the positive-class probability.
     include_sensitive : bool, default=False
         Whether the model was trained with the group indicator columns.
+    scores : ndarray of shape (len(dataset),) or None, default=None
+        ``model``'s probabilities of the positive class for ``dataset``'s rows, when the
+        caller has them already (a loop that holds the features as an array); None
+        predicts them.
 
     Returns
     -------
@@ -71,7 +76,8 @@ def evaluate(
     >>> sorted(evaluate(model, ds, ["accuracy"]))
     ['accuracy']
     """
-    scores = predict_scores(model, dataset.to_numpy(include_sensitive=include_sensitive))
+    if scores is None:
+        scores = predict_scores(model, dataset.to_numpy(include_sensitive=include_sensitive))
     y_pred = (scores >= threshold).astype(np.int64)
     y, s = dataset.y, dataset.s
     return {

@@ -35,10 +35,14 @@ class GroupThresholds:
         The fitted model (``predict_proba``), left unchanged.
     thresholds : ndarray of shape (n_groups,)
         One threshold per group code.
+    note : str or None
+        Set when a group's rate fell back (one label in its validation rows): the warning's
+        text (:mod:`fairacq.models._threshold_fallback`).
     """
 
     estimator: Any
     thresholds: NDArray[np.float64]
+    note: str | None = None
 
     def chances(self, X: Any, *, sensitive_features: Any) -> NDArray[np.float64]:
         """Return each row's chance of a positive prediction (0 or 1: the rule has no coin)."""

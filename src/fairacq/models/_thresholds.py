@@ -16,12 +16,18 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fairacq._deps import require
+from fairacq._warnings import warn_caller
 from fairacq.data import FairDataset
-from fairacq.exceptions import InvalidParameterError
+from fairacq.exceptions import InvalidParameterError, ResultWarning
 from fairacq.models._evaluate import DEFAULT_METRICS
 from fairacq.models._group_thresholds import GroupThresholds, place_on_unlabelled
-from fairacq.models._mitigation import MitigatedModel, prediction_metrics, quiet_fairlearn
+from fairacq.models._mitigated_model import MitigatedModel, prediction_metrics, quiet_fairlearn
 from fairacq.models._registry import describe_learner
+from fairacq.models._threshold_fallback import (
+    PartialThresholds,
+    fallback_thresholds,
+    one_label_groups,
+)
 
 __all__ = [
     "THRESHOLD_CONSTRAINTS",
@@ -88,6 +94,12 @@ def fit_thresholds(
     dataset : FairDataset
         Labelled rows the thresholds are chosen on: held-out rows (a validation split), not
         the model's own training rows, whose probabilities are over-confident.
+        A group whose rows here hold one label only falls back, with a
+        :class:`~fairacq.exceptions.ResultWarning`: for demographic parity it gets the rate,
+        within ``tol`` of the other groups', that suits its label; for equal opportunity and
+        equalized odds the model's own threshold, 0.5 (its error rates cannot be measured).
+        A group with no row, or no group with both labels, is an
+        :class:`~fairacq.exceptions.InvalidDataError`.
     metric : str, default="demographic_parity_diff_abs"
         The gap to close (:data:`THRESHOLD_CONSTRAINTS`).
     tol : float, default=0.0
@@ -128,19 +140,38 @@ def fit_thresholds(
         prefit=True,
         tol=float(tol) if tol > 0 else None,
     )
-    with quiet_fairlearn():
-        opt.fit(dataset.to_numpy(), dataset.y, sensitive_features=dataset.s)
+    rule = _fit_rule(opt, model, dataset, constraint=constraint, tol=tol)
     name, learner = f"threshold-{_SHORT[constraint]}", describe_learner(model)
     if unlabelled is None:
-        return MitigatedModel(name=name, model=opt, learner=learner)
+        return MitigatedModel(name=name, model=rule, learner=learner)
     if constraint != "demographic_parity":
         raise InvalidParameterError(
             f"fit_thresholds: unlabelled rows place thresholds for demographic parity only "
             f"({metric!r} compares rates among labelled rows); leave unlabelled=None."
         )
-    rates = group_rates(MitigatedModel(name=name, model=opt, learner=learner), dataset)
-    rule = place_on_unlabelled(model, rates, [unlabelled, dataset])
-    return MitigatedModel(name=name, model=rule, learner=learner)
+    rates = group_rates(MitigatedModel(name=name, model=rule, learner=learner), dataset)
+    placed = place_on_unlabelled(model, rates, [unlabelled, dataset])
+    placed.note = getattr(rule, "note", None)
+    return MitigatedModel(name=name, model=placed, learner=learner)
+
+
+def _fit_rule(opt: Any, model: Any, dataset: FairDataset, **how: Any) -> Any:
+    """Fit ``opt`` on ``dataset``; a group with one label only falls back (and warns).
+
+    See :mod:`fairacq.models._threshold_fallback` for what such a group gets.
+    """
+    one_label = one_label_groups(dataset)
+    rows = dataset
+    if one_label:
+        s = np.asarray(dataset.s, dtype=np.int64)
+        rows = dataset.subset(np.flatnonzero(~np.isin(s, list(one_label))))
+    with quiet_fairlearn():
+        opt.fit(rows.to_numpy(), rows.y, sensitive_features=rows.s)
+    if not one_label:
+        return opt
+    rule = fallback_thresholds(model, opt, dataset, one_label, **how)
+    warn_caller(rule.note, ResultWarning)
+    return rule
 
 
 def evaluate_thresholds(
@@ -191,7 +222,7 @@ def group_rates(post: MitigatedModel, dataset: FairDataset) -> NDArray[np.float6
 
 def _chances(post: MitigatedModel, dataset: FairDataset) -> NDArray[np.float64]:
     """Return each row's chance of a positive prediction under ``post``'s thresholds."""
-    if isinstance(post.model, GroupThresholds):
+    if isinstance(post.model, GroupThresholds | PartialThresholds):
         return post.model.chances(dataset.to_numpy(), sensitive_features=dataset.s)
     with quiet_fairlearn():
         pmf = post.model._pmf_predict(dataset.to_numpy(), sensitive_features=dataset.s)
@@ -219,17 +250,13 @@ def describe_thresholds(post: MitigatedModel, group_names: Sequence[str]) -> dic
     ('>', 1.0)
     """
     if isinstance(post.model, GroupThresholds):  # one threshold, no coin: p0 = 1
-        plain = {"p_ignore": 0.0, "prediction_constant": 0.0, "p0": 1.0, "p1": 0.0}
-        return {
-            str(name): {
-                **plain,
-                **{f"operator{k}": ">" for k in (0, 1)},
-                **{f"threshold{k}": _plain(float(t)) for k in (0, 1)},
-            }
-            for name, t in zip(group_names, post.model.thresholds, strict=True)
-        }
-    table = post.model.interpolated_thresholder_.interpolation_dict
-    out: dict[str, Any] = {}
+        pairs = zip(group_names, post.model.thresholds, strict=True)
+        return {str(name): _one_threshold(float(t)) for name, t in pairs}
+    model, out = post.model, {}
+    if isinstance(model, PartialThresholds):  # one-label groups: a fixed threshold each
+        out = {str(group_names[g]): _one_threshold(t) for g, t in model.fixed.items()}
+        model = model.fitted
+    table = model.interpolated_thresholder_.interpolation_dict
     for code, rule in table.items():
         entry: dict[str, Any] = {
             "p_ignore": float(rule.get("p_ignore", 0.0)),
@@ -241,7 +268,17 @@ def describe_thresholds(post: MitigatedModel, group_names: Sequence[str]) -> dic
             entry[f"operator{k}"] = str(operation.operator)
             entry[f"threshold{k}"] = _plain(float(operation.threshold))
         out[str(group_names[int(code)])] = entry
-    return out
+    return {str(name): out[str(name)] for name in group_names if str(name) in out}
+
+
+def _one_threshold(value: float) -> dict[str, Any]:
+    """Return a deterministic rule in :func:`describe_thresholds`'s shape (``p0 = 1``)."""
+    plain = {"p_ignore": 0.0, "prediction_constant": 0.0, "p0": 1.0, "p1": 0.0}
+    return {
+        **plain,
+        **{f"operator{k}": ">" for k in (0, 1)},
+        **{f"threshold{k}": _plain(value) for k in (0, 1)},
+    }
 
 
 def _plain(value: float) -> float | str:
