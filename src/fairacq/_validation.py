@@ -24,6 +24,7 @@ __all__ = [
     "check_binary_labels",
     "check_consistent_length",
     "check_groups",
+    "check_known_params",
     "check_no_nan",
     "did_you_mean",
     "validate_parameter_constraints",
@@ -190,6 +191,47 @@ def did_you_mean(kind: str, name: str, choices: Iterable[str], where: str) -> Un
     close = difflib.get_close_matches(name, choices, n=1, cutoff=0.5)
     hint = f" Did you mean '{close[0]}'?" if close else f" Known: {', '.join(choices)}."
     return UnknownNameError(f"Unknown {kind} '{name}'.{hint} See {where}.")
+
+
+def check_known_params(where: str, params: Iterable[str], accepted: Iterable[str]) -> None:
+    """Refuse a keyword that is not among ``accepted``, naming the closest accepted one.
+
+    A factory calls this before building, so a typo (``alhpa=``) fails instead of being
+    dropped silently.
+
+    Parameters
+    ----------
+    where : str
+        What received the keywords, named first in the message (e.g. ``"make_acquirer: method
+        'datasift'"``).
+    params : iterable of str
+        The keywords given.
+    accepted : iterable of str
+        The keywords ``where`` takes.
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming the first unknown keyword, the closest accepted one and every accepted one.
+
+    Examples
+    --------
+    >>> check_known_params("f", ["alpha"], ["alpha", "budget"])
+    >>> try:
+    ...     check_known_params("f", ["alhpa"], ["alpha", "budget"])
+    ... except InvalidParameterError as exc:
+    ...     print(exc)
+    f takes no parameter 'alhpa'. Did you mean 'alpha'? It takes: alpha, budget.
+    """
+    known = sorted(accepted)
+    unknown = sorted(set(params) - set(known))
+    if not unknown:
+        return
+    close = difflib.get_close_matches(unknown[0], known, n=1, cutoff=0.6)
+    hint = f" Did you mean '{close[0]}'?" if close else ""
+    raise InvalidParameterError(
+        f"{where} takes no parameter '{unknown[0]}'.{hint} It takes: {', '.join(known) or 'none'}."
+    )
 
 
 def check_consistent_length(where: str, **arrays: Any) -> int:

@@ -125,9 +125,11 @@ def test_inf_takes_top_scored_rows(parts):
     assert set(acq.acquired_.tolist()) == set(top.tolist())
 
 
-def test_registry_builds_and_filters_params():
-    acq = make_acquirer("random", budget=10, batch_size=5, alpha=0.3)
+def test_registry_builds_and_refuses_foreign_params():
+    acq = make_acquirer("random", budget=10, batch_size=5)
     assert acq.get_params()["budget"] == 10
+    with pytest.raises(InvalidParameterError, match="'random' takes no parameter 'alpha'"):
+        make_acquirer("random", budget=10, batch_size=5, alpha=0.3)
     assert make_acquirer("autodata").method_name == "autodata"
     with pytest.raises(UnknownNameError, match="datasift-inf"):
         make_acquirer("datasift_inf")

@@ -101,6 +101,7 @@ CLI_CASES: list[tuple[dict[str, Any], Fragments]] = [
     ({"--model-param": "C=-1"}, ("'C' parameter", "Got -1", "Fix the value")),
     ({"--model-param": "=1"}, ("--model-param '=1' is not key=value", "C=0.1")),
     ({"--model-param": "C"}, ("is not key=value",)),
+    ({"--model-param": "Cc=1"}, ("no parameter 'Cc'", "Did you mean 'C'?")),
     ({"--cost": "price"}, ("no column 'price' for --cost", "Name an existing column")),
     ({"--cost": "town"}, ("cost column 'town' needs positive numbers", "Fix those costs")),
     ({"--cost": "years"}, ("cheapest costs 18", "Raise the batch to at least 18")),

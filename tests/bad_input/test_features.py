@@ -352,7 +352,7 @@ API_CASES: list[tuple[str, Any, type[FairacqError], Fragments]] = [
     (
         "train unknown param",
         lambda m: train_dadi(load_toy(100), gama=0.3, **TINY_PARAMS),
-        UnknownNameError,
+        InvalidParameterError,
         ("'gama'", "Did you mean 'gamma'?"),
     ),
     (

@@ -83,7 +83,7 @@ CLI_CASES: list[tuple[dict[str, Any], Fragments]] = [
     ({"--model": "sklearn.linear_model"}, ("Unknown learner 'sklearn.linear_model'",)),
     ({"--model-param": "C=abc"}, ("'C' parameter", "'abc'", "Fix the value of C")),
     ({"--model-param": "max_iter=-3"}, ("'max_iter'", "Got -3")),
-    ({"--model-param": "nope=1"}, ("does not take --model-param nope",)),
+    ({"--model-param": "nope=1"}, ("takes no parameter 'nope'",)),
     ({"--model-param": "C"}, ("is not key=value",)),
     ({"--c0": "-1"}, ("'c0'", "[0, inf)")),
     ({"--c0": "nan"}, ("'c0'", "nan")),

@@ -117,7 +117,7 @@ def test_user_model_and_influence_refusal(tables, tmp_path):
         (["--model-param", "C"], "is not key=value"),
         (
             ["--model", "sklearn.linear_model:LogisticRegression", "--model-param", "nope=1"],
-            "does not take --model-param nope",
+            "takes no parameter 'nope'",
         ),
     ],
 )

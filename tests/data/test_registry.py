@@ -17,7 +17,7 @@ from fairacq.data.loaders import (
     load_dataset,
     load_german,
 )
-from fairacq.exceptions import UnknownNameError
+from fairacq.exceptions import InvalidParameterError, UnknownNameError
 
 FIXTURES = Path(__file__).parent / "fixtures"
 NAMES = [
@@ -90,8 +90,8 @@ def test_load_dataset_dispatches_with_kwargs() -> None:
     assert ds.group_names == direct.group_names
     assert np.array_equal(ds.y, direct.y)
     assert ds.feature_names == direct.feature_names
-    with pytest.raises(TypeError):
-        load_dataset("german", no_such_argument=1)
+    with pytest.raises(InvalidParameterError, match=r"no parameter 'sensitve'\. Did you mean"):
+        load_dataset("german", sensitve="age")
 
 
 @pytest.mark.parametrize("name", NAMES[:4])

@@ -135,9 +135,13 @@ def test_agent_scorer_reveals_the_subset_for_every_row() -> None:
     scorer = AgentScorer(agent, toy)
     group_mask = np.asarray([n in ("x1", "region") for n in toy.feature_groups])
     auc, disp = scorer(group_mask)
-    assert 0.0 <= auc <= 1.0
-    assert 0.0 <= disp <= 1.0
     expected = column_mask(toy, group_mask)
+    # the agent's probabilities for that subset, scored here with scikit-learn and numpy
+    vals = toy.X.to_numpy()[:, expected].mean(axis=1)
+    proba = 1.0 / (1.0 + np.exp(-vals))
+    assert auc == pytest.approx(roc_auc_score(toy.y, proba))
+    pred, s = proba >= 0.5, np.asarray(toy.s)
+    assert disp == pytest.approx(abs(pred[s == 0].mean() - pred[s == 1].mean()))
     assert np.array_equal(agent.masks[0], np.tile(expected, (len(toy), 1)))
     scorer(group_mask)  # cached: the agent is not asked again
     assert len(agent.masks) == 1

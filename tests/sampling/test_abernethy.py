@@ -141,7 +141,7 @@ def test_learner_is_the_averaged_sgd_unless_a_learner_is_given() -> None:
 
 
 def test_registered_beside_epsilon_greedy() -> None:
-    sampler = make_sampler("abernethy-greedy", p=0.2, epsilon=0.5)
+    sampler = make_sampler("abernethy-greedy", p=0.2)
     assert isinstance(sampler, AbernethyGreedySampler)
     assert sampler.p == 0.2
     assert sampler.method_name == "abernethy-greedy"

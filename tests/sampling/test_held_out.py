@@ -12,6 +12,8 @@ the gap), and every row's step moves away from its own label, as leaving it out 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -85,3 +87,46 @@ def test_refit_learner_folds_are_seeded(seed: int) -> None:
     a, b = model.held_out_proba(X, y, seed), model.held_out_proba(X, y, seed)
     np.testing.assert_array_equal(a, b)
     assert np.mean((a >= 0.5) == y) > 0.6  # a real model, not the constant
+
+
+def _newton_loo_logits(X: np.ndarray, y: np.ndarray, C: float, clf: Any) -> np.ndarray:
+    """Each row's leave-one-out logit by one Newton step, solved directly (no Sherman-Morrison).
+
+    ``H = diag(1, ..., 1, 0) + C X~^T V X~`` (the intercept is not penalised); leaving row
+    ``i`` out removes ``C v_i x_i x_i^T`` from ``H`` and ``C (p_i - y_i) x_i`` from the
+    gradient, so ``theta_-i = theta + (H - C v_i x_i x_i^T)^{-1} C (p_i - y_i) x_i``.
+    """
+    Xa = np.hstack([X, np.ones((len(X), 1))])
+    theta = np.append(clf.coef_.ravel(), clf.intercept_[0])
+    p = 1.0 / (1.0 + np.exp(-(Xa @ theta)))
+    v = p * (1.0 - p)
+    H = np.diag([1.0] * X.shape[1] + [0.0]) + C * (Xa.T * v) @ Xa
+    out = np.empty(len(X))
+    for i, x in enumerate(Xa):
+        step = np.linalg.solve(H - C * v[i] * np.outer(x, x), C * (p[i] - y[i]) * x)
+        out[i] = x @ (theta + step)
+    return out
+
+
+@pytest.mark.parametrize("C", [0.5, 20.0])
+def test_approximate_loo_equals_the_direct_newton_step(C: float) -> None:
+    # A few rows with high leverage (far out), where 1 - C v h is far from 1.
+    X, y = _data(30, 4)
+    X[:3] *= 4.0
+    clf = LogisticRegression(C=C, solver="newton-cholesky", tol=1e-12).fit(X, y)
+    expected = 1.0 / (1.0 + np.exp(-_newton_loo_logits(X, y, C, clf)))
+    np.testing.assert_allclose(logistic_loo_proba(clf, X, y), expected, rtol=1e-6, atol=1e-9)
+
+
+def test_kfold_folds_follow_the_seed() -> None:
+    seen: dict[int, list[list[int]]] = {3: [], 4: []}
+    for seed, folds in seen.items():
+
+        def record(train: np.ndarray, test: np.ndarray, folds: list = folds) -> np.ndarray:
+            folds.append(sorted(test.tolist()))
+            return np.zeros(len(test))
+
+        kfold_proba(record, 12, seed=seed)
+    order = np.random.default_rng(3).permutation(12)
+    assert seen[3] == [sorted(f.tolist()) for f in np.array_split(order, 5)]
+    assert seen[3] != seen[4]  # another seed, other folds

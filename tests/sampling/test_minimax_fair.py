@@ -79,7 +79,7 @@ def test_draws_follow_the_weights() -> None:
 
 
 def test_registered() -> None:
-    sampler = make_sampler("minimax-fair", eta0=0.5, epsilon=0.3)
+    sampler = make_sampler("minimax-fair", eta0=0.5)
     assert isinstance(sampler, MinimaxFairSampler)
     assert sampler.eta0 == 0.5
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -185,3 +186,86 @@ def test_check_strategy(sampler: GroupSampler, tmp_path: Path) -> None:
         resume_steps=(1, 7, 12),
     )
     check_strategy(spec, tmp_path)
+
+
+# -- values computed by hand, independent of the solver's own helpers -----------------------
+def test_objective_measures_unfairness_against_the_mean_loss() -> None:
+    # Losses at x = 0: b * n ** -1 = [1, 2]; their mean is 1.5, so only slice 2 is unfair:
+    # 2 / 1.5 - 1 = 1/3. (Against the max loss, 2, nothing would be unfair.)
+    a, b, n = np.array([1.0, 1.0]), np.array([1.0, 2.0]), np.array([1.0, 1.0])
+    assert slice_objective(np.zeros(2), a, b, n, lam=3.0) == pytest.approx(3.0 + 3.0 / 3.0)
+    # After x = [1, 3]: losses [1/2, 2/4], both below the mean 1.5: no unfairness.
+    assert slice_objective(np.array([1.0, 3.0]), a, b, n, lam=3.0) == pytest.approx(1.0)
+
+
+def _own_best_split(total: float, lam: float) -> np.ndarray:
+    """The §4 program for three slices (a = 1/2, b = [1, 1.2, 3], n = 10), on a 0.02 grid.
+
+    Written out here, apart from the library's helpers: loss ``b / sqrt(10 + x)``, and
+    unfairness against the mean loss now, ``(1 + 1.2 + 3) / 3 / sqrt(10)``.
+    """
+    grid = np.arange(0.0, total + 1e-9, 0.02)
+    x1, x2 = np.meshgrid(grid, grid)
+    x3 = total - x1 - x2
+    b = (1.0, 1.2, 3.0)
+    losses = [
+        bi / np.sqrt(10.0 + np.clip(x, 0.0, None)) for bi, x in zip(b, (x1, x2, x3), strict=True)
+    ]
+    mean_now = sum(b) / 3 / np.sqrt(10.0)
+    value = sum(loss + lam * np.maximum(0.0, loss / mean_now - 1.0) for loss in losses)
+    value[x3 < -1e-9] = np.inf
+    at = np.unravel_index(np.argmin(value), value.shape)
+    return np.array([x1[at], x2[at], x3[at]])
+
+
+def test_allocation_matches_an_independent_fine_grid() -> None:
+    a, b, n = np.full(3, 0.5), np.array([1.0, 1.2, 3.0]), np.full(3, 10.0)
+    x = allocate_slices(a, b, n, 25.0, 5.0)
+    np.testing.assert_allclose(x, _own_best_split(25.0, 5.0), atol=0.05)
+    # Without the unfairness term slice 3 would get about 17.2; with it, about 20.
+    assert x[2] > 19.5
+
+
+def test_limit_applies_when_the_ratio_falls_too() -> None:
+    # n = [10, 30]: ratio 3. All of x = [40, 0] would bring it to 50 / 30 (a fall of 4/3 > 1);
+    # the largest share within T = 1 brings it to 2: 30 / (10 + 40 r) = 2, r = 1/8.
+    limited, was = limit_imbalance(np.array([10.0, 30.0]), np.array([40.0, 0.0]), 1.0)
+    assert was
+    np.testing.assert_allclose(limited, [5.0, 0.0], atol=1e-9)
+
+
+def test_moderate_adds_one_to_the_limit_each_iteration() -> None:
+    sampler = _small(strategy="moderate", T=0.2)
+    sampler.run(_oracle())
+    rule = sampler.trace_.meta["resume_state"]["rule"]
+    assert rule["iteration"] >= 2
+    assert rule["T"] == pytest.approx(0.2 + rule["iteration"])
+
+
+def test_limited_plan_counts_whole_draws_of_b0() -> None:
+    # The limit allows x = [5, 0] more samples (see above): with b0 = 2 that is 2 draws.
+    sampler = SliceTunerSampler(strategy="conservative")
+    rounds = sampler._rounds(np.array([10.0, 30.0]), np.array([40.0, 0.0]), 1.0, 20, 2)
+    assert rounds.tolist() == [2, 0]
+
+
+@pytest.mark.parametrize("strategy", ["one-shot"])
+def test_plan_targets_are_in_samples_of_b0(strategy: str) -> None:
+    sampler = _small(strategy=strategy, T=0.5, b0=3)
+    frame = sampler.run(_oracle()).to_frame()
+    rule = sampler.trace_.meta["resume_state"]["rule"]
+    counts = [int(frame[f"n_{g}"].iloc[-1]) for g in ("u", "v")]
+    assert rule["target"] == counts  # the last plan, in samples, is drawn in full
+    assert all(c % 3 == 0 for c in counts)
+
+
+def test_plan_spends_rounds_times_b0_samples_within_the_limit() -> None:
+    # Equal curves (a = 1/2, b = 1), sizes [10, 30], 10 rounds of b0 = 2: the program puts
+    # all 20 samples on slice 1 (sizes [30, 30]). That moves the ratio 3 by 2 > T = 1.6, so
+    # the share r with 30 / (10 + 20 r) = 1.4 is kept: 11.43 samples, 5 whole draws of 2.
+    sampler = SliceTunerSampler(strategy="conservative", T=1.6, lam=0.0)
+    sampler._curves = lambda state, rng: (np.array([0.5, 0.5]), np.array([1.0, 1.0]))
+    state = SimpleNamespace(counts=np.array([10, 30]), rounds_left=10, b0=2, memory={})
+    sampler._plan(state, np.random.default_rng(0))
+    assert state.memory["target"] == [20, 30]
+    assert state.memory["T"] == 1.6

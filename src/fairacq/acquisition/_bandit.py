@@ -21,7 +21,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fairacq._random import as_generator
-from fairacq._validation import Interval, did_you_mean, validate_parameter_constraints
+from fairacq._validation import (
+    Interval,
+    check_known_params,
+    did_you_mean,
+    validate_parameter_constraints,
+)
 from fairacq.exceptions import (
     BudgetError,
     InvalidDataError,
@@ -584,13 +589,7 @@ def make_policy(name: str, **params: Any) -> BanditPolicy:
             "bandit policy", str(name), _POLICIES, "fairacq.acquisition.available_policies()"
         )
     cls = _POLICIES[key]
-    unknown = sorted(set(params) - set(cls._parameter_constraints))
-    if unknown:
-        accepted = ", ".join(sorted(cls._parameter_constraints)) or "none"
-        raise InvalidParameterError(
-            f"make_policy: policy {key!r} takes no parameter {', '.join(map(repr, unknown))}. "
-            f"It accepts: {accepted}."
-        )
+    check_known_params(f"make_policy: policy {key!r}", params, cls._parameter_constraints)
     return cls(**params)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fairacq._trace import Trace
-from fairacq._validation import did_you_mean
+from fairacq._validation import check_known_params, did_you_mean
 from fairacq.acquisition._acquirer import Acquirer
 from fairacq.acquisition._chunk_map import ChunkExecutor
 from fairacq.acquisition._datasift import AutoDataAcquirer, DataSiftAcquirer, DataSiftInfAcquirer
@@ -71,17 +71,30 @@ def _class_of(method: str) -> type[Acquirer]:
 def make_acquirer(method: str, **params: Any) -> Acquirer:
     """Build the acquirer registered as ``method`` with hyper-parameters ``params``.
 
-    Parameters that a method does not take (e.g. ``alpha`` for ``random``) are dropped, so one
-    parameter set can drive every method of a comparison.
+    A parameter the method does not take (a typo such as ``alhpa``, or ``alpha`` for
+    ``random``) is refused. To drive several methods with one parameter set, keep for each
+    method the keys of ``make_acquirer(method).get_params()``.
 
     Raises
     ------
     UnknownNameError
         With the closest name.
+    InvalidParameterError
+        For a parameter the method does not take, with the closest one it takes.
+
+    Examples
+    --------
+    >>> make_acquirer("datasift", alpha=0.5).alpha
+    0.5
+    >>> make_acquirer("datasift", alhpa=0.5)
+    Traceback (most recent call last):
+    ...
+    fairacq.exceptions.InvalidParameterError: make_acquirer: method 'datasift' takes no \
+parameter 'alhpa'. Did you mean 'alpha'? ...
     """
     cls = _class_of(method)
-    accepted = cls._get_param_names()
-    return cls(**{k: v for k, v in params.items() if k in accepted})
+    check_known_params(f"make_acquirer: method {method!r}", params, cls._get_param_names())
+    return cls(**params)
 
 
 def acquire(

@@ -10,6 +10,7 @@ from fairacq.cli._acquire_inputs import AcquireInputs, parse_size
 from fairacq.cli._acquire_warnings import LABELS, result_warnings
 from fairacq.cli._acquire_words import spending, spending_counts, stop_words
 from fairacq.cli._errors import err_console
+from fairacq.exceptions import ResultWarning
 
 __all__ = ["checkpointing", "make_acquirer_for", "run_baseline", "run_method", "write_outputs"]
 
@@ -22,8 +23,14 @@ def make_acquirer_for(
 
     total = float(inputs.costs.sum()) if inputs.costs is not None else float(len(inputs.pool))
     n_budget = parse_size(budget, total, "--budget")
+    # The command's options form one set for every method; each takes those it declares
+    # (--alpha is DataSift's, --tol post-thresholds'), since make_acquirer refuses others.
+    takes = make_acquirer(method).get_params(deep=False)
     return make_acquirer(
-        method, budget=n_budget, batch_size=parse_size(batch, n_budget, "--batch"), **params
+        method,
+        budget=n_budget,
+        batch_size=parse_size(batch, n_budget, "--batch"),
+        **{k: v for k, v in params.items() if k in takes},
     )
 
 
@@ -90,7 +97,9 @@ def run_method(
         )
     if "continue_from" in resuming:  # only once the checkpoint was read: an error is one line
         err_console.print(f"note: going on from {resuming['continue_from']}", markup=False)
-    notes = list(dict.fromkeys(str(w.message) for w in caught))
+    # a ResultWarning is the result's: result_warnings prints it as a warning and keeps it
+    told = [w for w in caught if not issubclass(w.category, ResultWarning)]
+    notes = list(dict.fromkeys(str(w.message) for w in told))
     for note in notes:
         err_console.print(f"note: {note}", markup=False)
     return notes
@@ -103,8 +112,10 @@ def run_baseline(acquirer: Any, inputs: AcquireInputs, chunks: Any) -> dict[str,
 
     if acquirer.method_name == "random":
         return {}
+    # Random takes the method's shared parameters (budget, batch, learner, seed, ...) only.
+    takes = make_acquirer("random").get_params(deep=False)
     params = acquirer.get_params(deep=False)
-    random = make_acquirer("random", **params)
+    random = make_acquirer("random", **{k: v for k, v in params.items() if k in takes})
     with (
         progress("random baseline", float(random.budget), "rows") as bar,
         warnings.catch_warnings(),

@@ -93,17 +93,20 @@ def _no_action(
 def _acquire(
     method: str, parts: RowsParts, settings: Settings, seed: np.random.SeedSequence
 ) -> tuple[dict[str, Any], Any]:
-    acquirer = make_acquirer(
-        method,
-        budget=settings.budget,
-        batch_size=settings.batch,
-        learner=settings.learner,
-        metric=settings.steer,
-        tau=0.0,
-        track=settings.metrics,
-        cost_model=settings.cost_model,
-        random_state=child(seed, _METHOD),
-    )
+    shared = {
+        "budget": settings.budget,
+        "batch_size": settings.batch,
+        "learner": settings.learner,
+        "metric": settings.steer,
+        "tau": 0.0,
+        "track": settings.metrics,
+        "cost_model": settings.cost_model,
+        "random_state": child(seed, _METHOD),
+    }
+    # One set drives every method; each takes the parameters it declares (e.g. falcon
+    # has no cost_model), since make_acquirer refuses any other.
+    takes = make_acquirer(method).get_params(deep=False)
+    acquirer = make_acquirer(method, **{k: v for k, v in shared.items() if k in takes})
     trace = acquirer.run(
         parts.initial,
         parts.pool,

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from fairacq._validation import did_you_mean
+from fairacq._validation import check_known_params
 from fairacq._warnings import warn_caller
 from fairacq.data import FairDataset, PreparedTable, TableColumns, TableEncoder
 from fairacq.exceptions import ResultWarning
@@ -178,10 +178,7 @@ def train_dadi(
 
     for name in metrics:
         get_metric(name)
-    known = DADI._get_param_names()
-    for key in params:
-        if key not in known:
-            raise did_you_mean("DADI parameter", key, known, "help(fairacq.features.DADI)")
+    check_known_params("train_dadi: DADI", params, DADI._get_param_names())
     parts = dadi_data(
         data,
         columns=columns,

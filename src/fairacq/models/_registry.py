@@ -17,7 +17,7 @@ from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 
 from fairacq._random import derive_int_seed
-from fairacq._validation import did_you_mean
+from fairacq._validation import check_known_params, did_you_mean
 from fairacq.exceptions import InvalidParameterError
 
 __all__ = [
@@ -186,6 +186,7 @@ def make_learner(
     if not isinstance(name, str) or ":" in name:
         return _user_learner(name, seed, params)
     spec = learner_spec(name)
+    check_known_params(f"The model {name!r}", params, _takes(spec.build(None, False)))
     clf = spec.build(seed, warm_start and spec.warm_start, **params)
     if params:
         _check_param_values(clf, params)
@@ -213,6 +214,13 @@ def describe_learner(learner: Any) -> str:
     return type(learner).__name__
 
 
+def _takes(clf: Any) -> list[str]:
+    """Return the parameters ``make_learner(name, **params)`` passes on to the classifier."""
+    if isinstance(clf, CalibratedClassifierCV):  # linear_svm: they go to the calibrated SVM
+        clf = clf.estimator
+    return sorted(clf.get_params(deep=False))
+
+
 _IMPORT_PATH = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 
 
@@ -221,8 +229,13 @@ def _user_learner(learner: Any, seed: int | None, params: dict[str, Any]) -> Any
     from sklearn.base import clone
 
     if isinstance(learner, str):
-        learner = _import_class(learner)(**params)
+        cls = _import_class(learner)
+        if hasattr(cls, "_get_param_names"):  # a scikit-learn estimator lists its parameters
+            check_known_params(f"The model {learner}", params, cls._get_param_names())
+        learner = cls(**params)
     elif params:
+        where = f"The model {describe_learner(learner)}"
+        check_known_params(where, params, learner.get_params(deep=True))
         learner = clone(learner).set_params(**params)
     _check_param_values(learner, params)
     if not is_learner(learner):

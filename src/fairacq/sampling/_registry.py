@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fairacq._validation import did_you_mean
+from fairacq._validation import check_known_params, did_you_mean
 from fairacq.exceptions import InvalidParameterError
 from fairacq.sampling._abernethy import AbernethyGreedySampler
 from fairacq.sampling._aopt import AoptPlusSampler, AoptSampler
@@ -46,12 +46,27 @@ def available_samplers() -> list[str]:
 
 
 def make_sampler(method: str, **params: Any) -> GroupSampler:
-    """Build the sampler registered as ``method``; parameters it does not take are dropped.
+    """Build the sampler registered as ``method`` with hyper-parameters ``params``.
+
+    A parameter the sampler does not take (a typo such as ``budgte``) is refused; see
+    :func:`samplers_taking` to find the samplers that take one.
 
     Raises
     ------
     UnknownNameError
         With the closest name.
+    InvalidParameterError
+        For a parameter the sampler does not take, with the closest one it takes.
+
+    Examples
+    --------
+    >>> make_sampler("uniform", budget=50).budget
+    50
+    >>> make_sampler("uniform", budgte=50)
+    Traceback (most recent call last):
+    ...
+    fairacq.exceptions.InvalidParameterError: make_sampler: method 'uniform' takes no \
+parameter 'budgte'. Did you mean 'budget'? ...
     """
     try:
         cls = _SAMPLERS[method]
@@ -59,8 +74,8 @@ def make_sampler(method: str, **params: Any) -> GroupSampler:
         raise did_you_mean(
             "sampling method", method, _SAMPLERS, "fairacq.sampling.available_samplers()"
         ) from None
-    accepted = cls._get_param_names()
-    return cls(**{k: v for k, v in params.items() if k in accepted})
+    check_known_params(f"make_sampler: method {method!r}", params, cls._get_param_names())
+    return cls(**params)
 
 
 def samplers_taking(param: str) -> list[str]:
@@ -104,7 +119,7 @@ def check_params_apply(method: str, params: dict[str, Any], *, where: str) -> No
     ...     print(str(exc)[:56])
     allocate_budget: epsilon applies to epsilon-greedy only,
     """
-    accepted = type(make_sampler(method))._get_param_names()
+    accepted = make_sampler(method).get_params(deep=False)
     for name in sorted(params):
         if name in accepted:
             continue

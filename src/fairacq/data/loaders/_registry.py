@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from fairacq._validation import did_you_mean
+from fairacq._validation import check_known_params, did_you_mean
 from fairacq.data._dataset import FairDataset
 from fairacq.data.loaders._acs import ACS_TASKS, load_acs
 from fairacq.data.loaders._adult import load_adult
@@ -117,6 +118,10 @@ def load_dataset(name: str, **kwargs: Any) -> FairDataset:
     """
     if name not in _LOADERS:
         raise did_you_mean("dataset", name, _LOADERS, _WHERE)
+    # an ACS loader passes its task itself: the keywords are load_acs's others
+    loader = load_acs if name.startswith("acs-") else _LOADERS[name]
+    takes = [p for p in inspect.signature(loader).parameters if p != "task"]
+    check_known_params(f"load_dataset: dataset {name!r}", kwargs, takes)
     return _LOADERS[name](**kwargs)
 
 

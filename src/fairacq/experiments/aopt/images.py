@@ -48,9 +48,21 @@ __all__ = [
     "run_digits",
     "run_sampler_trials",
     "sampler_rows",
+    "shared_sampler",
     "split_by_group",
     "trial_seeds",
 ]
+
+
+def shared_sampler(method: str, **shared: Any) -> Any:
+    """Build sampler ``method`` from a parameter set shared by every method of a figure.
+
+    Each method takes only the parameters it declares (``c0`` is Aopt's, ``epsilon``
+    epsilon-greedy's); :func:`~fairacq.sampling.make_sampler` refuses the others.
+    """
+    takes = make_sampler(method).get_params(deep=False)
+    return make_sampler(method, **{k: v for k, v in shared.items() if k in takes})
+
 
 #: Digit pairs chosen like the paper's Fashion-MNIST pairs: one hard pair (1 vs 8: 7.5% error
 #: of logistic regression trained on 30 images, the largest of all 45 pairs), two middling
@@ -184,7 +196,7 @@ def _digits_task(config: DigitsConfig, seeds: TrialSeeds, task: tuple[str, int])
     torch.set_num_threads(1)
     split_seed, run_seed = seeds[trial]
     pool, test = split_by_group(load_digit_pairs(config.pairs), config.test_size, split_seed)
-    sampler = make_sampler(
+    sampler = shared_sampler(
         method,
         budget=config.budget,
         b0=config.b0,

@@ -25,8 +25,9 @@ from fairacq.experiments._framework.config import ExperimentConfig
 from fairacq.experiments._framework.executor import Executor
 from fairacq.experiments._framework.registry import ExperimentSpec, register
 from fairacq.experiments._framework.result import ExperimentResult
+from fairacq.experiments.aopt.images import shared_sampler
 from fairacq.reporting import new_figure, plot_traces
-from fairacq.sampling import GeneratorOracle, make_sampler
+from fairacq.sampling import GeneratorOracle
 
 __all__ = [
     "Fig1Config",
@@ -178,7 +179,7 @@ def _fig2_task(
     config: Fig2Config, seeds: list[np.random.SeedSequence], task: tuple[str, int]
 ) -> Trace:
     method, trial = task
-    sampler = make_sampler(
+    sampler = shared_sampler(
         method,
         budget=config.budget,
         c0=config.c0,

@@ -37,6 +37,7 @@ from fairacq.experiments.aopt.images import (
     plot_per_group,
     run_sampler_trials,
     sampler_rows,
+    shared_sampler,
     split_by_group,
     trial_seeds,
 )
@@ -143,7 +144,7 @@ def _german_task(config: GermanConfig, seeds: TrialSeeds, task: tuple[str, int])
     oracle = CallbackOracle(
         PoolResampler(pool), [str(g) for g in pool.group_names], proportions=sizes / sizes.sum()
     )
-    sampler = make_sampler(
+    sampler = shared_sampler(
         method,
         budget=config.budget,
         b0=config.b0,
@@ -420,9 +421,7 @@ def _ceiling_task(config: CeilingConfig, seeds: TrialSeeds, trial: int) -> dict[
             train, held_out, best, config.aopt_budget // 2, config.n_draws, child(run_seed, 7)
         )
         out["alone"] = _alone_accuracies(train, held_out, m)
-    sampler = make_sampler(
-        "aopt", budget=config.aopt_budget, c0=config.c0, epsilon=0.1, random_state=run_seed
-    )
+    sampler = make_sampler("aopt", budget=config.aopt_budget, c0=config.c0, random_state=run_seed)
     out["aopt"] = sampler.run(DatasetOracle(pool), test=test)
     return out
 

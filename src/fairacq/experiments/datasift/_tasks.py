@@ -94,18 +94,20 @@ def run_task(
     name, extra = task.method, {}
     if task.method == "datasift-inf-acc":  # fairacq's accuracy-aware variant
         name, extra = "datasift-inf", {"accuracy_weight": config.accuracy_weight}
-    acquirer = make_acquirer(
-        name,
+    shared = {
         **extra,
-        budget=budget,
-        batch_size=batch,
-        learner=task.learner,
-        metric=config.metric,
-        tau=config.tau,
-        alpha=config.alpha,
-        refit=config.refit,
-        random_state=_fixed_children(seed, 3)[2],
-    )
+        "budget": budget,
+        "batch_size": batch,
+        "learner": task.learner,
+        "metric": config.metric,
+        "tau": config.tau,
+        "alpha": config.alpha,
+        "refit": config.refit,
+        "random_state": _fixed_children(seed, 3)[2],
+    }
+    # One set drives every method; each takes those it declares (alpha is DataSift's).
+    takes = make_acquirer(name).get_params(deep=False)
+    acquirer = make_acquirer(name, **{k: v for k, v in shared.items() if k in takes})
     with warnings.catch_warnings():
         # dropped partitions are recorded in the trace's metadata and listed in the notes
         warnings.simplefilter("ignore", PartitionDroppedWarning)

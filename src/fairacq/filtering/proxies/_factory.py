@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fairacq._validation import did_you_mean
+from fairacq._validation import check_known_params, did_you_mean
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
 from fairacq.filtering._membership import GroupClasses
@@ -40,6 +40,7 @@ def make_proxy(
     gamma: float = 0.1,
     model: Any = None,
     random_state: Any = None,
+    **unknown: Any,
 ) -> Any:
     """Build an unfitted proxy by name.
 
@@ -58,19 +59,22 @@ def make_proxy(
     random_state : int, Generator or None, default=None
         Seeds the tree proxies' tie-breaking and the classifier (the others are
         deterministic).
+    **unknown
+        Refused: any other keyword (a typo such as ``alhpa``) raises.
 
     Raises
     ------
     UnknownNameError
         With the closest name.
     InvalidParameterError
-        On ``model`` with ``"alpha-beta"``.
+        On ``model`` with ``"alpha-beta"``, or on any other keyword, naming the closest one.
 
     Examples
     --------
     >>> type(make_proxy("qp-tree")).__name__
     'QPTreeProxy'
     """
+    check_known_params("make_proxy", unknown, ("alpha", "gamma", "model", "random_state"))
     if name == "alpha-beta":
         if model is not None:
             raise InvalidParameterError(
