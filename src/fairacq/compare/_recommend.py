@@ -89,6 +89,12 @@ def _loss(row: Row) -> float:
     return math.inf if math.isnan(value) else value
 
 
+def _known(value: float) -> float:
+    """Return a value to rank by, an unknown (NaN) one ranking last."""
+    value = float(value)
+    return -math.inf if math.isnan(value) else value
+
+
 def _degenerate(row: Row, baseline: str) -> bool:
     """One class in most seeds (the baseline: in any seed, so it is never called fair)."""
     seeds = int(row["one_class_seeds"])
@@ -178,7 +184,7 @@ def recommend(
     evidence = weigh_evidence(
         chosen, _runner_up(chosen, candidates, usable), metric=metric, lower_is_better=lower
     )
-    accurate = max(met, key=lambda r: (r["accuracy"], -r["cost"]))
+    accurate = max(met, key=lambda r: (_known(r["accuracy"]), -r["cost"]))
     text = words.chosen(chosen, table) + words.accurate(accurate, chosen) + extra
     text += words.evidence(evidence, chosen)
     return Recommendation(
@@ -224,7 +230,7 @@ class _Words:
         )
 
     def accurate(self, row: Row, chosen: Row) -> str:
-        if row is chosen or row["accuracy"] <= chosen["accuracy"]:
+        if row is chosen or not _known(row["accuracy"]) > _known(chosen["accuracy"]):
             return ""
         return f" The most accurate strategy meeting the target: {row['method']}, " + (
             f"{self._describe(row)}."
@@ -233,9 +239,19 @@ class _Words:
     def lossy(self, rows: Sequence[Row]) -> str:
         if not rows:
             return ""
-        names = _join([str(r["method"]) for r in rows])
-        losses = _join([f"{_loss(r) * 100:.1f}" for r in rows])
-        return (
+        known = [r for r in rows if not math.isnan(float(r["accuracy_loss"]))]
+        unknown = [str(r["method"]) for r in rows if r not in known]
+        text = (
+            f" {_join(unknown)} reached it, but its accuracy change is unknown (no accuracy in "
+            "some seeds), so it is not recommended."
+            if unknown
+            else ""
+        )
+        if not known:
+            return text
+        names = _join([str(r["method"]) for r in known])
+        losses = _join([f"{_loss(r) * 100:.1f}" for r in known])
+        return text + (
             f" {names} reached it only by losing {losses} accuracy points, more than the "
             f"{self.tolerance * 100:.1f} you allow (--max-accuracy-loss)."
         )
