@@ -14,7 +14,7 @@ ifneq ($(wildcard ../shared/datasets),)
 export FAIRACQ_DATA ?= $(abspath ../shared/datasets)
 endif
 
-.PHONY: demo test lint bench venv clean
+.PHONY: demo test lint bench bench-quick venv clean
 
 venv: $(STAMP)
 
@@ -27,7 +27,7 @@ demo: $(STAMP)
 	$(BIN)/fairacq demo --out fairacq-demo
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -q
+	$(BIN)/python -m pytest -n 2 -q -m "not bench"
 
 lint: $(STAMP)
 	$(BIN)/ruff format --check src tests benchmarks
@@ -37,6 +37,9 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py
+
+bench-quick: $(STAMP)
+	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 -q -m bench tests/test_benchmarks.py
 
 clean:
 	rm -rf $(VENV) fairacq-demo .pytest_cache .mypy_cache .ruff_cache

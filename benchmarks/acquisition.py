@@ -6,10 +6,15 @@ scaling curve the pool is DataSift's scaled-up Adult (§4.5) at 10^4, 10^5 and 1
 a fixed budget, as the paper does; each size runs in its own process so that peak memory
 (max RSS) is measured per run. Hidden one-off costs (BIC search, influence, regressor fit) are
 inside the measured time.
+
+``--quick``: random on the first 3,000 pool rows, and DataSift-Inf on a scaled pool of
+36,000 rows with budget 200, all in this process (a smoke test; writes
+``acquisition_*_quick.json``).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import resource
 import subprocess
@@ -17,7 +22,7 @@ import sys
 import time
 import warnings
 
-from _common import report
+from _common import parse_args, report
 
 METHODS = ("random", "entropy", "inf", "autodata", "datasift", "datasift-inf")
 
@@ -39,14 +44,15 @@ def _one(method: str, pool_rows: int | None, budget: int | None, seed: int) -> d
         )
     loaded = time.perf_counter() - start
     n_budget = budget or round(0.2 * len(pool))
+    bandit = {"alpha": 0.1} if method in ("autodata", "datasift", "datasift-inf") else {}
     acquirer = make_acquirer(
         method,
         budget=n_budget,
         batch_size=max(1, round(0.1 * n_budget)),
         learner="lr",
         tau=0.01,
-        alpha=0.1,
         random_state=seed,
+        **bandit,
     )
     start = time.perf_counter()
     with warnings.catch_warnings():
@@ -76,7 +82,13 @@ def _child(args: list[str]) -> None:
     print(json.dumps(out))
 
 
-def _run_child(method: str, pool_rows: int, budget: int, seed: int) -> dict[str, float]:
+def _run_child(
+    method: str, pool_rows: int, budget: int, seed: int, *, quick: bool = False
+) -> dict[str, float]:
+    if quick:  # in this process: no interpreter start per run
+        out = _one(method, pool_rows or None, budget or None, seed)
+        out["max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        return out
     res = subprocess.run(
         [sys.executable, __file__, "--child", method, str(pool_rows), str(budget), str(seed)],
         capture_output=True,
@@ -87,9 +99,13 @@ def _run_child(method: str, pool_rows: int, budget: int, seed: int) -> dict[str,
 
 
 def main() -> None:
+    quick = parse_args(argparse.ArgumentParser(description=__doc__)).quick
+    methods, pool_rows = (("random",), 3000) if quick else (METHODS, 0)
+    sizes, budget = ((36_000,), 200) if quick else ((10_000, 100_000, 1_000_000), 2000)
+    suffix = "_quick" if quick else ""
     per_method = []
-    for method in METHODS:
-        r = _run_child(method, 0, 0, 0)
+    for method in methods:
+        r = _run_child(method, pool_rows, 0, 0, quick=quick)
         per_method.append(
             {
                 "method": method,
@@ -103,15 +119,15 @@ def main() -> None:
                 "stop": r["stop"],
             }
         )
-    report("acquisition_methods", per_method)
+    report("acquisition_methods" + suffix, per_method)
     scaling = []
-    for rows in (10_000, 100_000, 1_000_000):
-        r = _run_child("datasift-inf", rows, 2000, 0)
+    for rows in sizes:
+        r = _run_child("datasift-inf", rows, budget, 0, quick=quick)
         scaling.append(
             {
                 "method": "datasift-inf",
                 "pool": rows,
-                "budget": 2000,
+                "budget": budget,
                 "run_s": r["run_s"],
                 "prepare_s": r["prepare_s"],
                 "propose_per_batch_ms": r["propose_per_batch_ms"],
@@ -120,7 +136,7 @@ def main() -> None:
                 "final_test_dp": r["final_test_dp"],
             }
         )
-    report("acquisition_scaling", scaling)
+    report("acquisition_scaling" + suffix, scaling)
 
 
 if __name__ == "__main__":

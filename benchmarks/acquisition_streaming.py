@@ -8,11 +8,14 @@ memory (the same file read by pandas into a ``FairDataset``). Both runs must acq
 rows. Prints a table and writes ``benchmarks/out/acquisition_streaming.json``.
 
 Usage: ``python benchmarks/acquisition_streaming.py [ROWS ...]`` (default: 10^6 streamed and
-in memory, 3x10^6 streamed).
+in memory, 3x10^6 streamed). ``--quick``: 40,000 rows (the smallest scaled pool), budget 200,
+batch 200, all in this process (a smoke test; writes ``acquisition_streaming_quick.json``).
 """
 
 from __future__ import annotations
 
+import argparse
+import functools
 import json
 import resource
 import subprocess
@@ -22,13 +25,14 @@ import time
 import warnings
 from pathlib import Path
 
-from _common import report
+from _common import parse_args, report
 
 PIECE = 100_000
 ROW_GROUP = 65_536
 BUDGET, BATCH, SEED = 2000, 200, 0
 
 
+@functools.cache  # the quick run calls it three times in one process
 def _split():
     from fairacq.data import load_dataset, split_datasift
 
@@ -75,7 +79,7 @@ def _write(rows: int, path: Path) -> dict[str, float]:
     }
 
 
-def _one(mode: str, path: Path) -> dict[str, object]:
+def _one(mode: str, path: Path, budget: int = BUDGET) -> dict[str, object]:
     import pandas as pd
 
     from fairacq.acquisition import ParquetPool, PartitionDroppedWarning, make_acquirer
@@ -101,7 +105,7 @@ def _one(mode: str, path: Path) -> dict[str, object]:
     loaded = time.perf_counter() - start
     acquirer = make_acquirer(
         "datasift-inf",
-        budget=BUDGET,
+        budget=budget,
         batch_size=BATCH,
         learner="lr",
         tau=0.01,
@@ -139,22 +143,27 @@ def _child(args: list[str]) -> None:
     print(json.dumps(out))
 
 
-def _run_child(*args: str) -> dict[str, object]:
+def _run_child(*args: str, quick: bool = False) -> dict[str, object]:
+    if quick:  # in this process, budget 200: a smoke test
+        kind, path = args[0], Path(args[1])
+        out = _write(int(args[2]), path) if kind == "write" else _one(kind, path, 200)
+        out["max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        return out
     res = subprocess.run(
         [sys.executable, __file__, "--child", *args], capture_output=True, text=True, check=True
     )
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
-def main(sizes: list[tuple[int, bool]]) -> None:
+def main(sizes: list[tuple[int, bool]], *, quick: bool = False) -> None:
     rows_out = []
     with tempfile.TemporaryDirectory() as tmp:
         for rows, with_memory in sizes:
             path = Path(tmp) / f"pool_{rows}.parquet"
-            w = _run_child("write", str(path), str(rows))
-            runs = [_run_child("stream", str(path))]
+            w = _run_child("write", str(path), str(rows), quick=quick)
+            runs = [_run_child("stream", str(path), quick=quick)]
             if with_memory:
-                runs.append(_run_child("memory", str(path)))
+                runs.append(_run_child("memory", str(path), quick=quick))
             same = all(r["order"] == runs[0]["order"] for r in runs)
             for r in runs:
                 rows_out.append(
@@ -175,13 +184,19 @@ def main(sizes: list[tuple[int, bool]]) -> None:
                     }
                 )
             path.unlink()
-    report("acquisition_streaming", rows_out)
+    report("acquisition_streaming" + ("_quick" if quick else ""), rows_out)
 
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         _child(sys.argv[2:])
-    elif len(sys.argv) > 1:
-        main([(int(a), True) for a in sys.argv[1:]])
     else:
-        main([(1_000_000, True), (3_000_000, False)])
+        parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+        parser.add_argument("rows", type=int, nargs="*", help="pool sizes (each also in memory)")
+        args = parse_args(parser)
+        if args.quick:
+            main([(40_000, True)], quick=True)
+        elif args.rows:
+            main([(r, True) for r in args.rows])
+        else:
+            main([(1_000_000, True), (3_000_000, False)])

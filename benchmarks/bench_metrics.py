@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 import functools
 
 import numpy as np
-from _common import report, timeit
+from _common import parse_args, report, timeit
 
 from fairacq.metrics import demographic_parity_diff_abs, equalized_odds_diff
 
@@ -13,8 +14,9 @@ from fairacq.metrics import demographic_parity_diff_abs, equalized_odds_diff
 def main() -> None:
     from fairlearn.metrics import demographic_parity_difference, equalized_odds_difference
 
+    quick = parse_args(argparse.ArgumentParser(description=__doc__)).quick
     rows = []
-    for n in (10_000, 100_000, 1_000_000):
+    for n in (10_000,) if quick else (10_000, 100_000, 1_000_000):
         rng = np.random.default_rng(0)
         y, p, s = rng.integers(0, 2, n), rng.integers(0, 2, n), rng.integers(0, 4, n)
         cases = {

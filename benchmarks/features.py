@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 import torch
-from _common import report
+from _common import parse_args, report
 
 from fairacq.data import load_dataset
 from fairacq.data.splits import split_dadi
@@ -44,17 +44,18 @@ def _fit(split: Any, set_elements: str, n_pre: int, n_joint: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=int, default=300, help="short-run iterations")
-    n = parser.parse_args().iterations
+    args = parse_args(parser)
+    n = 2 if args.quick else args.iterations
     torch.set_num_threads(1)
     datasets: dict[str, dict[str, Any]] = {"adult": {}}
     second, _, kwargs = resolve_second_dataset(DadiFig2SecondConfig())  # every bundled state
-    if second == "acs-income":
+    if second == "acs-income" and not args.quick:
         datasets[second] = kwargs
     rows = []
     for name, kwargs in datasets.items():
         data = load_dataset(name, sensitive="sex", include_sensitive_features=True, **kwargs)
         split = split_dadi(data, fold=0, random_state=0)
-        for set_elements in ("columns", "hot"):
+        for set_elements in ("hot",) if args.quick else ("columns", "hot"):
             pre = _fit(split, set_elements, n, 0)
             per_pre, per_joint = pre / n, (_fit(split, set_elements, n, n) - pre) / n
             rows.append(

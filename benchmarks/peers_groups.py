@@ -20,7 +20,7 @@ import statistics
 import time
 from typing import Any
 
-from _common import report
+from _common import parse_args, report
 
 from fairacq.data import load_dataset
 from fairacq.sampling import run_sampler_trials
@@ -90,8 +90,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budgets", type=int, nargs="+", default=[500, 1000, 2000])
     parser.add_argument("--trials", type=int, default=3)
-    args = parser.parse_args()
-    rows = [r for b in args.budgets for m in METHODS for r in _trial_rows(*m, b, args.trials)]
+    args = parse_args(parser)
+    budgets, trials, methods = args.budgets, args.trials, METHODS
+    if args.quick:  # one small budget, one trial, two methods
+        budgets, trials, methods = [100], 1, (METHODS[0], METHODS[-1])
+    rows = [r for b in budgets for m in methods for r in _trial_rows(*m, b, trials)]
     report("peers_groups_trials", rows)
     report("peers_groups", _summary(rows))
 

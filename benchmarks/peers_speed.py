@@ -28,7 +28,7 @@ import warnings
 from typing import Any
 
 import numpy as np
-from _common import report
+from _common import parse_args, report
 
 SIZES = (1000, 1000, 5000)  # training, validation, test; the rest is the pool
 
@@ -95,7 +95,9 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=10)
     parser.add_argument("--data", choices=("adult", "acs-income"), default="adult")
     parser.add_argument("--codes", action="store_true", help="ACS codes as numbers (Falcon's)")
-    args = parser.parse_args()
+    args = parse_args(parser)
+    if args.quick:
+        args.rounds, args.batch = 3, 10
     acs = args.data == "acs-income"
     parts = _acs_split(0, args.codes) if acs else _split(0)
     rows = [_run(m, args.rounds, args.batch, parts) for m in ("random", "falcon", "datasift-inf")]

@@ -12,6 +12,7 @@ time (what ``/usr/bin/time -f %U+%S`` reports), wall the elapsed time, both the 
 - ``acquire``: DataSift-Inf on Adult with quick settings (2% of the pool, batches of half of
   it).
 
+``--quick`` runs ``--help`` and ``acquire`` (on German credit) once each, without a warm-up.
 ``--baseline DIR`` also times another checkout's ``src`` (e.g. before a change), its runs
 interleaved with this checkout's so that both see the same machine load. Prints a table and
 writes ``benchmarks/out/startup.json``.
@@ -30,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import report
+from _common import parse_args, report
 
 HERE = Path(__file__).resolve().parent
 RUN = "import sys; from fairacq.cli import main; sys.argv[0] = 'fairacq'; main()"
@@ -88,14 +89,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per command")
     parser.add_argument("--baseline", type=Path, default=None, help="another checkout's src")
-    args = parser.parse_args()
+    args = parse_args(parser)
+    if args.quick:
+        args.repeat = 1
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
     sources = {"this checkout": env}
     if args.baseline is not None:
         sources[f"baseline {args.baseline}"] = {**env, "PYTHONPATH": str(args.baseline.resolve())}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        rules, data = write_paper_review(root / "paper-review")
+        # quick: no relational command, so no paper-review data (it lives under FAIRACQ_DATA)
+        rules, data = (root, root) if args.quick else write_paper_review(root / "paper-review")
+        dataset = "german" if args.quick else "adult"
         commands = {
             "--help": ["--help"],
             "relational infer (paper review)": [
@@ -104,14 +109,16 @@ def main() -> None:
                 "--out", str(root / "infer"),
             ],
             "acquire (Adult, quick)": [
-                "acquire", "--dataset", "adult", "--method", "datasift-inf",
-                "--budget", "0.02", "--batch", "0.5", "--out", str(root / "acquire"),
+                "acquire", "--dataset", dataset, "--method", "datasift-inf",
+                "--budget", "2%", "--batch", "50%", "--out", str(root / "acquire"),
             ],
         }  # fmt: skip
+        if args.quick:
+            del commands["relational infer (paper review)"]
         rows = []
         for name, cmd in commands.items():
             times: dict[str, list[tuple[float, float]]] = {src: [] for src in sources}
-            for src_env in sources.values():
+            for src_env in sources.values() if not args.quick else ():
                 run(cmd, src_env)  # warm-up
             for _ in range(args.repeat):
                 for src, src_env in sources.items():

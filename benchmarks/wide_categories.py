@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from _common import report
+from _common import parse_args, report
 
 RUN = "import sys; from fairacq.cli import main; sys.argv[0] = 'fairacq'; main()"
 GOAL_MB = 1024.0
@@ -47,7 +47,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=60_000)
     parser.add_argument("--categories", type=int, default=20_000)
-    args = parser.parse_args()
+    args = parse_args(parser)
+    if args.quick:
+        args.rows, args.categories = 2000, 200
     with tempfile.TemporaryDirectory() as tmp:
         table = Path(tmp) / "wide.csv"
         _table(table, args.rows, args.categories)
