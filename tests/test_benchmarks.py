@@ -4,9 +4,9 @@ Scripts are found by glob, so a new one is covered as soon as it lands. Each run
 fresh interpreter of its own (forking a test process that already holds threads can
 deadlock), with ``--quick`` and its JSON going to a temporary folder. These tests carry the
 ``bench`` marker: ``make test`` leaves them out (they cost minutes of CPU, not a unit test's
-second) and ``make bench-quick`` runs them; CI runs both. A script whose quick run reads data fairacq cannot bundle
-says so in a module-level ``NEEDS_DATA = ("folder", ...)``; it is skipped when that data is
-absent (the ``needs_data`` marker of tests/conftest.py).
+second) and ``make bench-quick`` runs them; CI runs both. A script whose quick run reads
+data fairacq cannot bundle says so in a module-level ``NEEDS_DATA = ("folder", ...)``; it is
+skipped when that data is absent (the ``needs_data`` marker of tests/conftest.py).
 """
 
 from __future__ import annotations
