@@ -3,11 +3,11 @@
 Five published systems behind one API, each answering "what should I collect next so that my
 model treats groups of people more fairly?":
 
-- :mod:`fairacq.acquisition` — which pool rows to acquire (DataSift, paper 000);
-- :mod:`fairacq.sampling` — how many samples to draw from each group (Aopt, paper 001);
-- :mod:`fairacq.features` — which features to ask each individual for (DADI, paper 002);
-- :mod:`fairacq.filtering` — whom to admit without seeing their group (paper 003);
-- :mod:`fairacq.relational` — which relational rules a fair model may use (Fair-A3SL, paper 004).
+- :mod:`fairacq.acquisition` — which pool rows to acquire (DataSift, Hasan & Pradhan);
+- :mod:`fairacq.sampling` — how many samples to draw from each group (Aopt, Shekhar et al.);
+- :mod:`fairacq.features` — which features to ask each individual for (DADI, Bakker et al.);
+- :mod:`fairacq.filtering` — whom to admit without seeing their group (Deng et al.);
+- :mod:`fairacq.relational` — which relational rules a fair model may use (Fair-A3SL).
 
 Shared layers: :mod:`fairacq.data` (:class:`FairDataset`, loaders, splits, generators),
 :mod:`fairacq.metrics`, :mod:`fairacq.models`, :mod:`fairacq.reporting` and

@@ -402,3 +402,12 @@ def test_filter_table_bad_candidates(proxies) -> None:
         (cands.iloc[:0], "row"),
     ]:
         assert_api_error(lambda f=frame: filter_table(proxy, f), fragment, InvalidDataError)
+
+
+def test_filter_apply_refuses_a_proxy_linked_to_a_device(files, tmp_path) -> None:
+    # a link to /dev/zero would otherwise be read until memory runs out
+    link = tmp_path / "proxy.json"
+    link.symlink_to("/dev/zero")
+    res = run_cli("filter", "apply", link, files / "people.csv", "--out", tmp_path / "a.csv")
+    assert_cli_error(res, ("is not a regular file", "Pass the file fairacq wrote"))
+    assert not (tmp_path / "a.csv").exists()

@@ -220,7 +220,7 @@ def test_make_synthetic_datasets():
     assert ds.name == "synthetic-model-1-II"
     assert ds.feature_names == ["x1", "x2"]
     assert ds.group_sizes().tolist() == [50, 150]
-    assert "paper 001" in ds.metadata["paper"]
+    assert "Shekhar et al. 2021" in ds.metadata["paper"]
     again = make_synthetic_model1(200, 0.25, "II", random_state=0)
     assert ds.X.equals(again.X)
     other = make_synthetic_model1(200, 0.25, "II", random_state=1)

@@ -1,4 +1,4 @@
-"""Pool-based fair data acquisition (paper 000: DataSift, DataSift-Inf and their baselines).
+"""Pool-based fair data acquisition (Hasan & Pradhan: DataSift, DataSift-Inf and their baselines).
 
 Given a (biased) training set and a pool of candidate rows, an acquirer decides which rows to
 acquire, batch by batch, so that the retrained model becomes fairer. Every acquirer shares the

@@ -37,7 +37,7 @@ __all__ = ["Acquirer", "AcquisitionState", "Proposal"]
 
 
 class Acquirer(Strategy):
-    """Base class of pool-based acquirers (paper 000's methods and baselines).
+    """Base class of pool-based acquirers (Hasan & Pradhan's methods and baselines).
 
     Parameters
     ----------
@@ -66,7 +66,7 @@ class Acquirer(Strategy):
         still retrained from scratch, as the authors' code does for trees. The trace records
         which was used (``meta["refit_used"]``).
     cost_model : {"kept", "evaluated"}
-        Which rows are paid. ``"kept"`` (paper 000's DataSift): the pool is labelled and only
+        Which rows are paid. ``"kept"`` (Hasan & Pradhan's DataSift): the pool is labelled and only
         kept batches are paid; a rejected batch is handed back at no cost. ``"evaluated"``
         (labels are bought): every row a batch tries is paid, once (a row tried again is not
         paid twice), so the budget bounds the rows evaluated and the run stops when the paid

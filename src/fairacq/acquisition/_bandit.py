@@ -1,4 +1,4 @@
-"""Bandit policies that choose DataSift's next partition (paper 000, §3.1-§3.2, Algorithm 1).
+"""Bandit policies that choose DataSift's next partition (Hasan & Pradhan, §3.1-§3.2, Algorithm 1).
 
 Every policy has the same small interface, so DataSift's acquirer can swap them:
 ``reset(n_arms)``, ``select(available_mask) -> arm``, ``update(rewards, chosen)`` with *full
@@ -314,7 +314,7 @@ def _argmax_available(values: NDArray[np.float64], mask: NDArray[np.bool_]) -> i
 # UCB (the paper)
 # ---------------------------------------------------------------------------------------------
 class UCBPolicy(BanditPolicy):
-    """Upper-confidence-bound policy of DataSift (paper 000, §3.2, eq. 2, Algorithm 1).
+    """Upper-confidence-bound policy of DataSift (Hasan & Pradhan, §3.2, eq. 2, Algorithm 1).
 
     Scores each partition ``i`` after ``k`` rounds by::
 
@@ -418,7 +418,7 @@ class UCBPolicy(BanditPolicy):
 # Thompson sampling
 # ---------------------------------------------------------------------------------------------
 class ThompsonPolicy(BanditPolicy):
-    """Gaussian Thompson sampling on the shared rewards (paper 000, §3.1 and §6).
+    """Gaussian Thompson sampling on the shared rewards (Hasan & Pradhan, §3.1 and §6).
 
     Agrawal & Goyal's Gaussian Thompson sampling (2013) with a scale: each arm's mean reward
     has a posterior ``N(S_i / (m_i + 1), tau^2 / (m_i + 1))``, where ``S_i`` is the sum and
@@ -493,7 +493,7 @@ class ThompsonPolicy(BanditPolicy):
 # epsilon-greedy
 # ---------------------------------------------------------------------------------------------
 class EpsilonGreedyPolicy(BanditPolicy):
-    """Epsilon-greedy on the mean shared reward (paper 000, §3.1).
+    """Epsilon-greedy on the mean shared reward (Hasan & Pradhan, §3.1).
 
     With probability ``epsilon`` plays a uniformly random available arm; otherwise the arm
     with the largest mean shared reward (lowest index on ties, so the first round plays the

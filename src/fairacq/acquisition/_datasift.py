@@ -1,4 +1,4 @@
-"""DataSift and DataSift-Inf (paper 000, Algorithms 1 and 2) and the AutoData baseline."""
+"""DataSift and DataSift-Inf (Hasan & Pradhan, Algorithms 1 and 2) and the AutoData baseline."""
 
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ def _concat(parts: list[NDArray[Any]]) -> NDArray[Any]:
 class DataSiftAcquirer(Acquirer):
     """Acquire pool partitions chosen by a multi-armed bandit, keeping batches that help.
 
-    Implements Algorithm 1 (DataSift) of Hasan & Pradhan (paper 000, §3.2): the pool is split
+    Implements Algorithm 1 (DataSift) of Hasan & Pradhan (§3.2): the pool is split
     into partitions (arms); each round the bandit picks the partition with the highest score
     (UCB of eq. 2 by default), a batch is drawn from it at random, the model is retrained on
     the training set plus the batch, and the batch is kept only if the absolute fairness gap on
@@ -468,7 +468,7 @@ class DataSiftAcquirer(Acquirer):
 
 
 class DataSiftInfAcquirer(DataSiftAcquirer):
-    """DataSift with influence-sorted batches (paper 000, Algorithm 2).
+    """DataSift with influence-sorted batches (Hasan & Pradhan, Algorithm 2).
 
     Before the first round, the first-order influence of up-weighting each training point on a
     differentiable surrogate of the fairness metric (eqs. 3-5) is computed on the validation
@@ -488,9 +488,9 @@ class DataSiftInfAcquirer(DataSiftAcquirer):
 
 
 class AutoDataAcquirer(DataSiftAcquirer):
-    """The AutoData baseline (Chai et al. 2022) as paper 000 ran it (§4.1.2).
+    """The AutoData baseline (Chai et al. 2022) as Hasan & Pradhan ran it (§4.1.2).
 
-    AutoData's bandit shares rewards by centroid distance only, and paper 000 switched its
+    AutoData's bandit shares rewards by centroid distance only, and Hasan & Pradhan switched its
     constraint from accuracy to fairness: this is DataSift with ``reward="distance"``.
     Parameters as :class:`DataSiftAcquirer` (``reward="auto"`` means ``"distance"`` here).
     """

@@ -1,4 +1,4 @@
-"""The Entropy baseline of paper 000 (§4.1.2): the most uncertain pool rows first."""
+"""The Entropy baseline of Hasan & Pradhan (§4.1.2): the most uncertain pool rows first."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def binary_entropy(p: NDArray[np.float64]) -> NDArray[np.float64]:
 class EntropyAcquirer(Acquirer):
     """Acquire the pool rows whose predicted label is most uncertain.
 
-    The Entropy baseline of paper 000 (§4.1.2): the entropy of the model's positive-class
+    The Entropy baseline of Hasan & Pradhan (§4.1.2): the entropy of the model's positive-class
     probability ranks the pool. fairacq re-scores the remaining pool with the current model
     before each batch (uncertainty sampling), block by block on the acquisition's chunk
     executor (a streamed pool is read once per batch); the paper's text does not say whether

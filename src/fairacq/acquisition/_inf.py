@@ -1,4 +1,4 @@
-"""The Inf baseline of paper 000 (§4.1.2): the pool rows with the highest predicted influence."""
+"""The Inf baseline of the DataSift paper (§4.1.2): rows of highest predicted influence."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ __all__ = ["InfAcquirer"]
 class InfAcquirer(Acquirer):
     """Acquire pool rows in decreasing order of predicted fairness improvement.
 
-    The Inf baseline of paper 000 (§4.1.2): influence of the training points on fairness
+    The Inf baseline of Hasan & Pradhan (§4.1.2): influence of the training points on fairness
     (eq. 5) is computed once for the initial model, a ridge regressor predicts it for the pool,
     and batches are the top remaining rows, always kept; there is no bandit and no
     re-valuation, which is why the paper sees it overshoot into bias the other way.

@@ -2,7 +2,7 @@
 
 Two cost models (``Acquirer(cost_model=...)``):
 
-- ``"kept"`` (paper 000's DataSift, the default): the pool is labelled and only kept batches
+- ``"kept"`` (Hasan & Pradhan's DataSift, the default): the pool is labelled and only kept batches
   are paid; a rejected batch is handed back. ``cost`` is the cost of the kept rows.
 - ``"evaluated"`` (labels are bought): every row a batch tries is paid, once; a row tried
   again later (DataSift re-offers rejected rows) is not paid twice, its label being known.

@@ -1,4 +1,4 @@
-"""Partition a candidate pool into the arms of DataSift's bandit (paper 000, §3.2).
+"""Partition a candidate pool into the arms of DataSift's bandit (Hasan & Pradhan, §3.2).
 
 DataSift splits the pool into disjoint partitions ``C_1 .. C_g`` and treats each as an arm.
 The paper clusters the pool with a Gaussian mixture whose number of components is chosen by
@@ -76,7 +76,7 @@ class PartitionDroppedWarning(UserWarning):
 class Partitioning:
     """A partition of the pool rows into the arms of DataSift's bandit.
 
-    Built by :func:`partition_pool` (paper 000, §3.2: "each partition C_i is then treated as
+    Built by :func:`partition_pool` (Hasan & Pradhan, §3.2: "each partition C_i is then treated as
     an arm").
 
     Parameters
@@ -116,7 +116,8 @@ class Partitioning:
     def normalised_distances(self) -> NDArray[np.float64]:
         """Return Euclidean distances between centroids divided by the largest one.
 
-        This is ``dist(C_i, C_j)`` of eq. (1) of paper 000, "the normalized Euclidean distance
+        This is ``dist(C_i, C_j)`` of eq. (1) of Hasan & Pradhan, "the normalized Euclidean
+        distance
         between the two partitions computed over the partition centroids".
 
         Returns
@@ -162,7 +163,7 @@ def partition_pool(
 ) -> Partitioning:
     """Split the pool into disjoint partitions, the arms of DataSift's bandit.
 
-    Implements the partitioning step of paper 000 (§3.2; settings of §4.1.3: "We partition
+    Implements the partitioning step of Hasan & Pradhan (§3.2; settings of §4.1.3: "We partition
     the data pool using Gaussian Mixture Model (GMM) and find the optimal number of
     partitions using the Bayesian Information Criterion"), plus k-means (named in §3.2) and
     partitions by the values of a column such as the US state (§4.4, Fig. 7c).
@@ -608,7 +609,7 @@ def partition_base_rate_diffs(
 ) -> NDArray[np.float64]:
     """Return the intra-partition base-rate difference ``ΔBR_C`` of every partition.
 
-    Paper 000, §3.2: ``ΔBR_D = P(Y=1 | S=0) - P(Y=1 | S=1)`` with ``S=0`` the protected and
+    Hasan & Pradhan, §3.2: ``ΔBR_D = P(Y=1 | S=0) - P(Y=1 | S=1)`` with ``S=0`` the protected and
     ``S=1`` the privileged group, computed inside each partition for eq. (1).
 
     - With ``privileged`` given and a single protected group (``protected``, or the only
@@ -739,7 +740,7 @@ def drop_small_partitions(
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Split partition ids into those with at least ``min_size`` rows and the others.
 
-    Paper 000 leaves partitions smaller than a batch out of the bandit; the acquirer passes
+    Hasan & Pradhan leaves partitions smaller than a batch out of the bandit; the acquirer passes
     the batch size as ``min_size``. Each dropped partition is named in a
     :class:`PartitionDroppedWarning`.
 

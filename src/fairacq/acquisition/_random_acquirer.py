@@ -1,4 +1,4 @@
-"""The Random baseline of paper 000 (§4.1.2): uniform batches from the pool."""
+"""The Random baseline of Hasan & Pradhan (§4.1.2): uniform batches from the pool."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ __all__ = ["RandomAcquirer"]
 class RandomAcquirer(Acquirer):
     """Acquire pool rows uniformly at random, batch by batch.
 
-    The Random baseline of Hasan & Pradhan (paper 000, §4.1.2): every round draws a batch
+    The Random baseline of Hasan & Pradhan (§4.1.2): every round draws a batch
     without replacement from the rows not yet acquired, and keeps it.
 
     Parameters

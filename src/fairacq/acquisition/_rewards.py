@@ -1,4 +1,4 @@
-"""Full-feedback reward sharing of DataSift's bandit (paper 000, §3.2, eq. 1).
+"""Full-feedback reward sharing of DataSift's bandit (Hasan & Pradhan, §3.2, eq. 1).
 
 After evaluating a batch from the chosen partition ``C_i``, every partition ``C_j`` receives
 a share of the fairness change ``ΔF``. DataSift's eq. (1) shrinks the share with the
@@ -24,7 +24,7 @@ from fairacq.exceptions import InvalidDataError, InvalidParameterError
 
 __all__ = ["REWARD_KINDS", "reward_per_cost", "share_reward"]
 
-#: The reward-sharing rules of paper 000, §4.4 (Fig. 7d).
+#: The reward-sharing rules of Hasan & Pradhan, §4.4 (Fig. 7d).
 REWARD_KINDS: tuple[str, ...] = ("base_rate", "datasift", "distance")
 
 RewardKind = Literal["datasift", "distance", "base_rate"]
@@ -40,7 +40,7 @@ def share_reward(
 ) -> NDArray[np.float64]:
     """Share one round's fairness improvement among all partitions (full feedback).
 
-    Implements eq. (1) of paper 000 (§3.2) and the two alternatives of its ablation (§4.4,
+    Implements eq. (1) of Hasan & Pradhan (§3.2) and the two alternatives of its ablation (§4.4,
     Fig. 7d):
 
     - ``"datasift"`` (eq. 1): ``r_j = ΔF / ((1 + |ΔBR_j|) (1 + dist(C_i, C_j)))``.
@@ -140,7 +140,7 @@ def share_reward(
 def reward_per_cost(r: ArrayLike, batch_cost: ArrayLike) -> NDArray[np.float64]:
     """Return rewards per unit acquisition cost, ``r / batch_cost``.
 
-    A cost-aware variant of eq. (1) of paper 000 (its future work, §6): a batch that buys the
+    A cost-aware variant of eq. (1) of Hasan & Pradhan (its future work, §6): a batch that buys the
     same fairness improvement for less money earns more. With a uniform cost of one per batch
     the rewards are unchanged, which reproduces the paper.
 

@@ -1,4 +1,4 @@
-"""Score pool rows by their predicted influence on fairness (paper 000, §3.3.2)."""
+"""Score pool rows by their predicted influence on fairness (Hasan & Pradhan, §3.3.2)."""
 
 from __future__ import annotations
 
@@ -60,10 +60,10 @@ def pool_improvement_scores(
     moves the gap towards zero), fits the ridge regressor of §3.3.2 on the training rows and
     predicts the pool block by block (on ``executor``; a streamed pool is never held in
     memory). The regressor sees each row's features, its group (one-hot) and, through one
-    ridge per label, its label: the pool is labelled (paper 000 acquires labelled rows) and a
+    ridge per label, its label: the pool is labelled (Hasan & Pradhan acquires labelled rows) and a
     row's influence flips sign with its label.
 
-    With ``accuracy_weight`` w > 0 (fairacq's accuracy-aware variant, not in paper 000) a
+    With ``accuracy_weight`` w > 0 (fairacq's accuracy-aware variant, not in Hasan & Pradhan) a
     second regressor predicts each row's influence on the validation log-loss (same Hessian),
     and the score is ``fair / sd(fair) + w * acc / sd(acc)``, ``acc`` the predicted decrease
     of the loss: rows that close the gap while costing little accuracy come first.

@@ -1,4 +1,4 @@
-"""``fairacq features train|acquire``: which features to ask each person for (DADI, paper 002).
+"""``fairacq features train|acquire``: which features to ask each person for (DADI, Bakker et al.).
 
 ``train`` reads your table (``--data FILE --label COL --sensitive COL[,COL]``; raw string
 columns are one-hot encoded, each raw column is one thing the agent may ask for) or a bundled
@@ -53,7 +53,7 @@ features_app = typer.Typer(
 )
 console = Console(highlight=False)
 
-#: Iterations and sizes of the presets; ``full`` is Appendix B of paper 002.
+#: Iterations and sizes of the presets; ``full`` is Appendix B of Bakker et al.
 _PRESETS: dict[str, dict[str, int]] = {
     # quick: exploration decays over 100 of the 150 joint iterations, so the policy is used.
     # A smoke test (QUICK_NOTE): see docs/paper-notes/features.md for what was measured.

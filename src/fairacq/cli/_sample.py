@@ -1,4 +1,4 @@
-"""``fairacq sample``: how many samples of each group to collect (paper 001's samplers)."""
+"""``fairacq sample``: how many samples of each group to collect (Shekhar et al.'s samplers)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ with :func:`load_dataset` (:func:`list_datasets` shows what exists and where it 
 Adult, COMPAS, German credit and Bank Marketing are bundled, the rest are read from
 :func:`data_dir` and fetched with :func:`fetch_dataset`). :mod:`fairacq.data.synthetic`
 holds the papers' generators, :mod:`fairacq.data.relational` the relational data sets of
-paper 004 (:class:`RelationalData`: predicate tables and fairness groups, and their loaders),
+Zhang & Ramesh (:class:`RelationalData`: predicate tables and fairness groups, and their loaders),
 the ``split_*`` functions the papers' train/test/pool splits, and :func:`load_toy` a tiny
 dataset for examples. :func:`read_table` reads a user's Parquet or CSV file (one error shape
 for a missing, empty, corrupt or unsupported file), :func:`read_dataset` reads one as a

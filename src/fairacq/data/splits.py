@@ -40,7 +40,7 @@ _PAPER_BIAS_WEIGHTS = {"privileged": (1.0, 2.0), "protected": (0.5, 0.25)}
 
 @dataclass(frozen=True)
 class DataSiftSplit:
-    """DataSift's four parts (paper 000, §4.1.3).
+    """DataSift's four parts (Hasan & Pradhan, §4.1.3).
 
     Attributes
     ----------
@@ -109,7 +109,7 @@ def split_datasift(
     validation_fraction: float = 0.25,
     random_state: Any = None,
 ) -> DataSiftSplit:
-    """Split into DataSift's biased train, validation, test and pool (paper 000, §4.1.3).
+    """Split into DataSift's biased train, validation, test and pool (Hasan & Pradhan, §4.1.3).
 
     The paper splits "the entire dataset into three parts: Training, Test and Data pool in the
     ratio of 1:4:15. While test and data pool were split randomly, the training dataset was
@@ -231,7 +231,7 @@ def kfold_splits(
 ) -> Iterator[tuple[FairDataset, FairDataset]]:
     """Yield ``k`` (train, test) pairs of a k-fold cross-validation.
 
-    Used by the papers' k-fold protocols (paper 002 uses 8 folds, paper 004 uses 5). Folds are
+    Used by the papers' k-fold protocols (Bakker et al. use 8 folds, Zhang & Ramesh 5). Folds are
     stratified on (group, label) cells by default: each cell's rows are spread over the folds
     as evenly as possible, and fold sizes differ by at most one row.
 
@@ -301,7 +301,7 @@ def split_dadi(
     validation_fraction: float = 0.2,
     random_state: Any = None,
 ) -> TrainValTestSplit:
-    """Split as DADI does (paper 002, §5 "Datasets"): 87.5/12.5 train-val/test, then 80/20.
+    """Split as DADI does (Bakker et al., §5 "Datasets"): 87.5/12.5 train-val/test, then 80/20.
 
     The paper: "We use 8-fold cross validation with a random 87.5%/12.5% train-val/test split.
     We further split the train-val set into training and validation data using a second random
@@ -390,7 +390,7 @@ def split_filtering(
     train_fraction: float = 2 / 3,
     random_state: Any = None,
 ) -> TrainTestSplit:
-    """Split as balanced filtering does (paper 003, Appendix A.1.2): 2/3 train, 1/3 test.
+    """Split as balanced filtering does (Deng et al., Appendix A.1.2): 2/3 train, 1/3 test.
 
     The paper: "Each dataset is split into two parts, with 2/3 of the samples going into the
     training set and 1/3 going into the test set", once per seed (20 seeds). The proxy is

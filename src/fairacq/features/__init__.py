@@ -1,4 +1,4 @@
-"""Fair per-individual feature acquisition: DADI (paper 002, Bakker et al.).
+"""Fair per-individual feature acquisition: DADI (Bakker et al.).
 
 An agent decides, individual by individual, which feature group to reveal next and when to
 stop, trading the accuracy of a third party's classifier against how much the revealed

@@ -1,4 +1,4 @@
-"""Baselines that show why per-individual acquisition matters (paper 002, §1 and §4).
+"""Baselines that show why per-individual acquisition matters (Bakker et al., §1 and §4).
 
 Three static answers to "which features may the data collector see?", each the same for
 every individual:
@@ -70,7 +70,7 @@ def score_predictions(y: ArrayLike, proba: ArrayLike, s: ArrayLike) -> tuple[flo
     y : array-like of shape (n,)
         Binary labels.
     proba : array-like of shape (n,)
-        Predicted P(y=1); the decision is ``proba >= 0.5`` (paper 002, §4).
+        Predicted P(y=1); the decision is ``proba >= 0.5`` (Bakker et al., §4).
     s : array-like of shape (n,)
         Group codes.
 

@@ -4,7 +4,7 @@ A point is an (AUC, disparity) pair of one model; higher AUC and lower disparity
 A point is on the front when no other point is at least as good in both and better in one.
 Two fronts are compared through their *attainment curves*: for a disparity budget ``d``, the
 best AUC a front reaches with disparity at most ``d`` (minus infinity below its first point).
-Paper 002 (§4, Fig. 2c/2f) draws DADI's front; the comparison with the static
+Bakker et al. (§4, Fig. 2c/2f) draws DADI's front; the comparison with the static
 fair-feature-selection front measures the introduction's claim that per-individual
 acquisition beats one subset for everybody.
 """

@@ -5,7 +5,7 @@ A user's raw table is split first (DADI's 87.5/12.5 train-val/test, then 80/20) 
 test rows are encoded as new people would be (a category first seen there is counted and
 reported). Each raw column becomes one acquisition action (the encoder's
 ``feature_groups_``). With ``include_sensitive`` the group columns are features too, as in
-paper 002 (the group role then reads a copy named ``sensitive:<column>``). A bundled dataset
+Bakker et al. (the group role then reads a copy named ``sensitive:<column>``). A bundled dataset
 (a :class:`~fairacq.data.FairDataset`) gets an encoder rebuilt from its one-hot groups where
 its columns follow the ``column=value`` pattern, so its models also take raw columns.
 """

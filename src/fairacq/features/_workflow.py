@@ -116,14 +116,14 @@ def train_dadi(
     Parameters
     ----------
     data : FairDataset, PreparedTable or pandas.DataFrame
-        A dataset (its sensitive attribute may be among the features, as paper 002 does), a
+        A dataset (its sensitive attribute may be among the features, as Bakker et al. does), a
         table made ready by :func:`~fairacq.data.prepare_table`, or a raw table whose
         ``columns`` name the label and groups: it is split first and its encoder fitted on
         the training and validation rows; each raw column is one action.
     columns : TableColumns or None, default=None
         The roles of a raw table's columns (required for a DataFrame only).
     include_sensitive : bool, default=False
-        Offer a raw table's group columns as features too (paper 002 does).
+        Offer a raw table's group columns as features too (Bakker et al. does).
     random_state : int, default=0
         Seed of the subsample, the split and training.
     max_rows : int or None, default=None

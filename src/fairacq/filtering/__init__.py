@@ -1,4 +1,4 @@
-"""Balanced filtering through non-disclosive proxies (Deng, Diana, Kearns & Roth; paper 003).
+"""Balanced filtering through non-disclosive proxies (Deng, Diana, Kearns & Roth; Deng et al.).
 
 The user can screen an unlimited stream of candidates but may not see their sensitive
 group. From a small labelled sample they fit a *proxy* ``z_hat(x)`` (a few values), read off

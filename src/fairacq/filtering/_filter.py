@@ -1,4 +1,4 @@
-"""The filter of Algorithm 2 (paper 003, §3): admit each candidate with ``rho[z_hat(x)]``.
+"""The filter of Algorithm 2 (Deng et al., §3): admit each candidate with ``rho[z_hat(x)]``.
 
 The filter never looks at a candidate's group: it applies the proxy, draws one uniform
 number per candidate from the run's single Generator and admits when it falls below the
@@ -52,7 +52,7 @@ class FilterResult:
 class BalancedFilter(Strategy):
     """Admit candidates at random with a probability that depends only on the proxy value.
 
-    Implements Algorithm 2 of Deng et al. (paper 003, §3): for a candidate ``x``, compute
+    Implements Algorithm 2 of Deng et al. (§3): for a candidate ``x``, compute
     ``z_hat(x)`` and admit with probability ``rho[z_hat(x)]``. By Lemma 2 the admitted set
     has the target group distribution in expectation when the proxy's ``A`` contains the
     target in its convex hull.

@@ -1,4 +1,4 @@
-"""The interpolation post-processing of paper 003, App. A.1.1 (traces the naive/QP curves).
+"""The interpolation post-processing of Deng et al., App. A.1.1 (traces the naive/QP curves).
 
 With probability ``eta`` a candidate's proxy value is replaced by a uniformly drawn value of
 the proxy's range, then Algorithm 2 admits with the proxy's own ``rho``. ``eta = 0`` is the
@@ -40,7 +40,7 @@ def interpolation_curve(
 ) -> pd.DataFrame:
     """Return alpha, beta and the acceptance rate of the post-processed proxy for each eta.
 
-    Implements App. A.1.1 of paper 003: relabel with probability ``eta`` to a uniform value
+    Implements App. A.1.1 of Deng et al.: relabel with probability ``eta`` to a uniform value
     of the proxy's range (all ``l`` rows of ``A``), then sample with Algorithm 2 and the
     unchanged ``rho``. Alpha is measured on the post-processed values (Definition 5).
 

@@ -1,4 +1,4 @@
-"""Disclosivity and imbalance for intersecting group classes (paper 003, App. A.2).
+"""Disclosivity and imbalance for intersecting group classes (Deng et al., App. A.2).
 
 With ``G`` group classes the conditional distribution matrix ``A`` has, for each proxy value
 ``j``, the concatenation over the classes of the within-class group distribution given

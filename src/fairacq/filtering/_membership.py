@@ -1,4 +1,4 @@
-"""Intersecting group classes of paper 003, App. A.2: encode memberships and count them.
+"""Intersecting group classes of Deng et al., App. A.2: encode memberships and count them.
 
 The sensitive information is ``G`` group classes (e.g. race and sex); each person belongs to
 exactly one group of each class, so the membership vector ``z`` in ``{0, 1}^K`` with

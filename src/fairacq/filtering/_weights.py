@@ -1,4 +1,4 @@
-"""Sampling weights of Algorithm 1 (paper 003, §3): the QP ``min ||qA - U||`` and ``rho``.
+"""Sampling weights of Algorithm 1 (Deng et al., §3): the QP ``min ||qA - U||`` and ``rho``.
 
 Given the conditional distribution matrix ``A`` (row ``j`` = distribution of groups among
 candidates with proxy value ``j``) and the proxy marginal ``r_hat``, Algorithm 1 solves
@@ -42,7 +42,7 @@ class UnreachableTargetWarning(UserWarning):
 
 @dataclass(frozen=True)
 class SamplingWeights:
-    """The output of Algorithm 1 (paper 003, §3) for one conditional distribution matrix.
+    """The output of Algorithm 1 (Deng et al., §3) for one conditional distribution matrix.
 
     Attributes
     ----------
@@ -135,7 +135,7 @@ def _check_inputs(  # noqa: PLR0912
 def _solve_cvxpy(
     M: NDArray[np.float64], tgt: NDArray[np.float64], relaxed: bool, solver: str
 ) -> NDArray[np.float64]:
-    cp = require("cvxpy", purpose="the QP of Algorithm 1 (paper 003)")
+    cp = require("cvxpy", purpose="the QP of Algorithm 1 (Deng et al.)")
     q = cp.Variable(M.shape[0])
     constraints = [q >= 0]
     if not relaxed:
@@ -278,7 +278,7 @@ def sampling_weights(
 ) -> SamplingWeights:
     """Return the sampling weights ``q`` and admission probabilities ``rho`` of Algorithm 1.
 
-    Implements Algorithm 1 of Deng et al. (paper 003, §3): ``q = argmin ||qA - U||_2`` over
+    Implements Algorithm 1 of Deng et al. (§3): ``q = argmin ||qA - U||_2`` over
     the simplex (or, with ``relaxed``, over ``q >= 0``: the relaxation of §5), then
     ``rho_j = q_j / r_hat_j`` normalised by its maximum. When several ``q`` are optimal (a
     proxy with more values than groups), the one with the highest acceptance rate is

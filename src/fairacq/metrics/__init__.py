@@ -3,7 +3,7 @@
 Every metric takes 1-D arrays (one value per row) and group labels of any type (ints,
 strings), validates them once and returns a float or, for ``group_*`` functions, a
 :class:`pandas.Series` indexed by group label. Names state their sign:
-``demographic_parity_diff_signed`` follows paper 000 (protected minus privileged, < 0 is
+``demographic_parity_diff_signed`` follows Hasan & Pradhan (protected minus privileged, < 0 is
 bias against the protected group) and compares two groups; ``_abs`` and unsigned gaps are
 the largest pairwise gap over all groups (max - min), equal to fairlearn's
 ``between_groups`` differences. The families of the papers are here: parity and odds

@@ -127,7 +127,7 @@ def _pair(where: str, labels: list[Any], protected: Any, privileged: Any) -> tup
     """Resolve the (protected, privileged) codes of a two-group attribute.
 
     With neither given, the first label in sorted order is protected and the second
-    privileged (paper 000's S=0 protected / S=1 privileged convention).
+    privileged (Hasan & Pradhan's S=0 protected / S=1 privileged convention).
     """
     if len(labels) != 2:
         raise InvalidDataError(
@@ -155,7 +155,7 @@ def _pair(where: str, labels: list[Any], protected: Any, privileged: Any) -> tup
 def _protected_mask(
     where: str, codes: NDArray[np.int64], labels: list[Any], protected: Any
 ) -> NDArray[np.bool_]:
-    """Rows of the protected group; everyone else is the unprotected group (paper 004)."""
+    """Rows of the protected group; everyone else is the unprotected group (Zhang & Ramesh)."""
     if protected is None:
         if len(labels) != 2:
             raise InvalidParameterError(

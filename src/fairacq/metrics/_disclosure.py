@@ -1,4 +1,4 @@
-"""Disclosivity alpha and imbalance beta of a proxy and its sampling rule (paper 003).
+"""Disclosivity alpha and imbalance beta of a proxy and its sampling rule (Deng et al.).
 
 Deng, Diana, Kearns & Roth, *Balanced Filtering via Non-Disclosive Proxies*, §2:
 
@@ -124,7 +124,7 @@ def conditional_distribution_matrix(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Return the conditional distribution matrix ``A`` and proxy marginal ``r_hat``.
 
-    Paper 003, §3 (Algorithm 1): ``A[j, i] = Pr[z = i | z_hat = j]`` and
+    Deng et al., §3 (Algorithm 1): ``A[j, i] = Pr[z = i | z_hat = j]`` and
     ``r_hat[j] = Pr[z_hat = j]``, estimated from the rows given.
 
     Parameters
@@ -165,7 +165,7 @@ def conditional_distribution_matrix(
 
 
 def disclosivity(proxy: ArrayLike, s: ArrayLike) -> float:
-    """Return the in-sample disclosivity alpha of a proxy (paper 003, Definition 5).
+    """Return the in-sample disclosivity alpha of a proxy (Deng et al., Definition 5).
 
     ``alpha = max_{i, j} |Pr[z = i | z_hat = j] - Pr[z = i]|`` over groups ``i`` and proxy
     values ``j``, with probabilities estimated from the rows. A constant proxy has
@@ -242,7 +242,7 @@ def imbalance(
     groups: ArrayLike | None = None,
     target: ArrayLike | None = None,
 ) -> float:
-    """Return the imbalance beta of a dataset (paper 003, Definition 2), in-sample.
+    """Return the imbalance beta of a dataset (Deng et al., Definition 2), in-sample.
 
     ``beta = ||p - U||_2`` where ``p_k`` is the share of group ``k`` in the dataset and
     ``U = (1/K, ..., 1/K)`` (or ``target``). With ``weights`` (e.g. each row's admission
@@ -392,7 +392,7 @@ def _admission(where: str, rho: ArrayLike, n_values: int) -> NDArray[np.float64]
 def expected_acceptance_rate(proxy_marginal: ArrayLike, rho: ArrayLike) -> float:
     """Return the expected fraction of candidates that Algorithm 2 admits, ``r_hat . rho``.
 
-    Paper 003 buys balance with rejections; report this rate beside alpha and beta.
+    Deng et al. buys balance with rejections; report this rate beside alpha and beta.
 
     Parameters
     ----------

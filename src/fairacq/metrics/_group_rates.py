@@ -91,7 +91,7 @@ def group_selection_rates(y_pred: ArrayLike, s: ArrayLike) -> pd.Series[float]:
 def group_base_rates(y_true: ArrayLike, s: ArrayLike) -> pd.Series[float]:
     """Return the base rate ``P(Y = 1 | S = g)`` of every group ``g``.
 
-    Paper 000 (DataSift, §3.2, Eq. 1) rewards partitions by the difference of these rates.
+    Hasan & Pradhan (DataSift, §3.2, Eq. 1) rewards partitions by the difference of these rates.
 
     Parameters
     ----------
@@ -200,7 +200,7 @@ def group_mean_scores(scores: ArrayLike, s: ArrayLike) -> pd.Series[float]:
     """Return the mean predicted probability ``E[p(x) | S = g]`` of every group.
 
     This is the soft selection rate that the DataSift authors' code compares (see
-    ``REPRODUCTION-NOTES.md``, paper 000).
+    ``REPRODUCTION-NOTES.md``, Hasan & Pradhan).
 
     Parameters
     ----------

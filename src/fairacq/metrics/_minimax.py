@@ -1,6 +1,6 @@
-"""Per-group risk and minimax group risk (paper 001, Shekhar et al. 2021).
+"""Per-group risk and minimax group risk (Shekhar et al. 2021).
 
-Paper 001 (§2, Eq. 2) measures a classifier ``f`` by its risk on each group,
+Shekhar et al. (§2, Eq. 2) measures a classifier ``f`` by its risk on each group,
 ``L(z, f) = E_z[loss(f, X, Y)]``, and calls a classifier fair in the minimax sense when it
 minimises ``max_z L(z, f)``. Its experiments (§5, Figs. 3-5) report the minimum test
 accuracy over groups (the 0-1 loss version) and the spread of per-group accuracies. The
@@ -134,7 +134,7 @@ def _risks(where: str, loss_per_row: ArrayLike, s: ArrayLike) -> pd.Series[float
 def group_risks(loss_per_row: ArrayLike, s: ArrayLike) -> pd.Series[float]:
     """Return the empirical risk ``L(z, f)`` of every group: the mean loss of its rows.
 
-    Paper 001, §2, Eq. 2, computed in-sample.
+    Shekhar et al., §2, Eq. 2, computed in-sample.
 
     Parameters
     ----------
@@ -162,7 +162,7 @@ def group_risks(loss_per_row: ArrayLike, s: ArrayLike) -> pd.Series[float]:
 
 
 def minimax_group_risk(loss_per_row: ArrayLike, s: ArrayLike) -> float:
-    """Return the worst group's risk, ``max_z L(z, f)`` (paper 001, §2, Eq. 2).
+    """Return the worst group's risk, ``max_z L(z, f)`` (Shekhar et al., §2, Eq. 2).
 
     Parameters
     ----------
@@ -192,7 +192,7 @@ def minimax_group_risk(loss_per_row: ArrayLike, s: ArrayLike) -> float:
 def group_risk_gap(loss_per_row: ArrayLike, s: ArrayLike) -> float:
     """Return the spread of group risks, ``max_z L(z, f) - min_z L(z, f)``.
 
-    The disparity between per-group risks that paper 001 (§5, Fig. 5) shows shrinking
+    The disparity between per-group risks that Shekhar et al. (§5, Fig. 5) shows shrinking
     under adaptive sampling.
 
     Parameters
@@ -222,7 +222,7 @@ def group_risk_gap(loss_per_row: ArrayLike, s: ArrayLike) -> float:
 
 
 def minimax_zero_one_risk(y_true: ArrayLike, y_pred: ArrayLike, s: ArrayLike) -> float:
-    """Return the worst group's error rate (0-1 risk), paper 001's minimax criterion.
+    """Return the worst group's error rate (0-1 risk), Shekhar et al.'s minimax criterion.
 
     Parameters
     ----------
@@ -255,7 +255,7 @@ def minimax_zero_one_risk(y_true: ArrayLike, y_pred: ArrayLike, s: ArrayLike) ->
 
 
 def minimax_log_loss(y_true: ArrayLike, scores: ArrayLike, s: ArrayLike) -> float:
-    """Return the worst group's mean log-loss from predicted probabilities (paper 001, §2).
+    """Return the worst group's mean log-loss from predicted probabilities (Shekhar et al., §2).
 
     Parameters
     ----------
@@ -288,7 +288,7 @@ def minimax_log_loss(y_true: ArrayLike, scores: ArrayLike, s: ArrayLike) -> floa
 
 
 def worst_group_accuracy(y_true: ArrayLike, y_pred: ArrayLike, s: ArrayLike) -> float:
-    """Return the lowest accuracy over groups, as paper 001 plots (§5, Figs. 3-4).
+    """Return the lowest accuracy over groups, as Shekhar et al. plots (§5, Figs. 3-4).
 
     Parameters
     ----------

@@ -3,7 +3,7 @@
 The unsigned versions are the largest pairwise gap over all groups and equal fairlearn's
 ``equal_opportunity_difference`` / ``equalized_odds_difference`` (``method="between_groups"``;
 ``agg="worst_case"``, or ``agg="mean"`` for :func:`average_odds_diff`). The signed versions
-compare two groups with paper 000's convention (protected minus privileged). Paper 004
+compare two groups with Hasan & Pradhan's convention (protected minus privileged). Zhang & Ramesh
 (Fair-A3SL, §4.3) uses the sum of the absolute TPR and FPR gaps as a prior
 (:func:`equalized_odds_diff_sum`). A rate is undefined for a group with no row of the
 conditioning label; a gap needs at least two groups where it is defined, otherwise NaN.
@@ -49,7 +49,7 @@ def _tpr_fpr(
 def equal_opportunity_diff(y_true: ArrayLike, y_pred: ArrayLike, s: ArrayLike) -> float:
     """Return the largest gap in true positive rate between any two groups.
 
-    Equal opportunity (Hardt et al. 2016; paper 004, §4.3) asks for equal
+    Equal opportunity (Hardt et al. 2016; Zhang & Ramesh, §4.3) asks for equal
     ``P(Y_hat=1 | Y=1, S=g)``. Equal to fairlearn's ``equal_opportunity_difference``.
 
     Parameters
@@ -91,7 +91,7 @@ def equal_opportunity_diff_signed(
 ) -> float:
     """Return ``TPR(protected) - TPR(privileged)`` for two groups.
 
-    Paper 000's sign convention (§2) applied to equal opportunity: below 0 the protected
+    Hasan & Pradhan's sign convention (§2) applied to equal opportunity: below 0 the protected
     group's qualified members are selected less often.
 
     Parameters
@@ -179,7 +179,7 @@ def equalized_odds_diff_signed(
     """Return the signed TPR or FPR gap (protected minus privileged), whichever is larger.
 
     For two groups ``abs(equalized_odds_diff_signed(...)) == equalized_odds_diff(...)``;
-    the sign says which group the larger violation favours (paper 000's convention, §2).
+    the sign says which group the larger violation favours (Hasan & Pradhan's convention, §2).
     Ties go to the TPR gap.
 
     Parameters
@@ -225,7 +225,7 @@ def equalized_odds_diff_signed(
 def average_odds_diff(y_true: ArrayLike, y_pred: ArrayLike, s: ArrayLike) -> float:
     """Return the mean of the TPR gap and the FPR gap over all groups.
 
-    The average odds difference that paper 004 (§4.3) mentions beside equalised odds,
+    The average odds difference that Zhang & Ramesh (§4.3) mentions beside equalised odds,
     in its unsigned multi-group form; equal to fairlearn's
     ``equalized_odds_difference(..., agg="mean")``.
 
@@ -258,7 +258,7 @@ def average_odds_diff(y_true: ArrayLike, y_pred: ArrayLike, s: ArrayLike) -> flo
 
 
 def equalized_odds_diff_sum(y_true: ArrayLike, y_pred: ArrayLike, s: ArrayLike) -> float:
-    """Return the sum of the FPR gap and the TPR gap, the prior of paper 004 (§4.3).
+    """Return the sum of the FPR gap and the TPR gap, the prior of Zhang & Ramesh (§4.3).
 
     Fair-A3SL (Zhang & Ramesh) defines the equalised odds difference as
     ``sum_{y in {0, 1}} |P(Y_hat=1 | A=0, Y=y) - P(Y_hat=1 | A=1, Y=y)|`` and adds it to

@@ -1,6 +1,6 @@
 """Demographic (statistical) parity, its probability version, and base-rate differences.
 
-Sign convention (paper 000, Hasan & Pradhan, §2 "Algorithmic group fairness"): the signed
+Sign convention (Hasan & Pradhan, §2 "Algorithmic group fairness"): the signed
 difference is ``P(Y_hat=1 | protected) - P(Y_hat=1 | privileged)``. A negative value means
 the model is biased against the protected group, a positive one against the privileged
 group. The ``_abs`` versions are the largest pairwise gap over all groups (max - min), equal
@@ -65,7 +65,7 @@ def demographic_parity_diff_signed(
 ) -> float:
     """Return ``P(Y_hat=1 | S=protected) - P(Y_hat=1 | S=privileged)`` for two groups.
 
-    Implements the fairness measure F_D of paper 000 (DataSift, §2), with its sign: below 0
+    Implements the fairness measure F_D of Hasan & Pradhan (DataSift, §2), with its sign: below 0
     the model is biased against the protected group, above 0 against the privileged group.
 
     Parameters
@@ -76,7 +76,7 @@ def demographic_parity_diff_signed(
         Group label of each row; exactly two groups.
     protected : group label or None, default=None
         The protected group. If None, it is the group that is not ``privileged``; if both
-        are None, the first label in sorted order (paper 000's S=0).
+        are None, the first label in sorted order (Hasan & Pradhan's S=0).
     privileged : group label or None, default=None
         The privileged group. If None, it is the group that is not ``protected``.
 
@@ -108,7 +108,7 @@ def demographic_parity_diff_abs(y_pred: ArrayLike, s: ArrayLike) -> float:
     """Return the largest gap in selection rate between any two groups (max - min).
 
     Equal to fairlearn's ``demographic_parity_difference(..., method="between_groups")``;
-    for two groups it is ``abs(demographic_parity_diff_signed(...))`` (paper 000, §2).
+    for two groups it is ``abs(demographic_parity_diff_signed(...))`` (Hasan & Pradhan, §2).
 
     Parameters
     ----------
@@ -176,7 +176,7 @@ def mean_score_parity_diff_signed(
 
     The probability version of :func:`demographic_parity_diff_signed`: the gap in mean
     predicted probability, which the DataSift authors' public code measures in place of
-    the thresholded definition of paper 000, §2 (see ``REPRODUCTION-NOTES.md``). Same sign
+    the thresholded definition of Hasan & Pradhan, §2 (see ``REPRODUCTION-NOTES.md``). Same sign
     convention.
 
     Parameters
@@ -254,7 +254,7 @@ def base_rate_diff(y_true: ArrayLike, s: ArrayLike) -> float:
     """Return the largest gap in base rate ``P(Y=1 | S=g)`` between any two groups.
 
     The unsigned, multi-group version of the intra-partition base-rate difference that
-    DataSift (paper 000, §3.2, Eq. 1) uses to share rewards between partitions.
+    DataSift (Hasan & Pradhan, §3.2, Eq. 1) uses to share rewards between partitions.
 
     Parameters
     ----------
@@ -287,7 +287,7 @@ def base_rate_diff_signed(
 ) -> float:
     """Return ``P(Y=1 | S=protected) - P(Y=1 | S=privileged)`` for two groups.
 
-    Paper 000's sign convention (§2) applied to the true labels (§3.2 base rates).
+    Hasan & Pradhan's sign convention (§2) applied to the true labels (§3.2 base rates).
 
     Parameters
     ----------

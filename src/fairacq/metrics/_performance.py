@@ -147,7 +147,7 @@ def accuracy(y_true: ArrayLike, y_pred: ArrayLike) -> float:
 def auc_roc(y_true: ArrayLike, scores: ArrayLike) -> float:
     """Return the area under the ROC curve (scikit-learn's ``roc_auc_score``).
 
-    Paper 004 (§5) reports it for the relational targets (combined over groups); its
+    Zhang & Ramesh (§5) reports it for the relational targets (combined over groups); its
     authors' set-up also uses it as the structure-learning reward.
 
     Parameters
@@ -178,7 +178,7 @@ def auc_roc(y_true: ArrayLike, scores: ArrayLike) -> float:
 def auc_pr(y_true: ArrayLike, scores: ArrayLike) -> float:
     """Return the area under the precision-recall curve (``average_precision_score``).
 
-    Paper 004 (§5) reports it for the positive class, per protected and unprotected group
+    Zhang & Ramesh (§5) reports it for the positive class, per protected and unprotected group
     (see :func:`group_auc_pr`).
 
     Parameters

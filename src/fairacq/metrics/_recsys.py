@@ -1,4 +1,4 @@
-"""Recommender-system unfairness of Yao & Huang (2017), as used by paper 004 (§4.2-4.3).
+"""Recommender-system unfairness of Yao & Huang (2017), as used by Zhang & Ramesh (§4.2-4.3).
 
 Inputs are one row per observed (user, item) rating: the true rating, the predicted rating,
 the user's group and the item id. Users split into a protected group ``g`` and everyone
@@ -36,7 +36,7 @@ __all__ = [
 def non_parity_unfairness(y_pred: ArrayLike, s: ArrayLike, *, protected: Any = None) -> float:
     """Return the non-parity unfairness ``|E_protected[y_hat] - E_unprotected[y_hat]|``.
 
-    Paper 004 (§4.2), after Yao & Huang (2017): the absolute difference between the mean
+    Zhang & Ramesh (§4.2), after Yao & Huang (2017): the absolute difference between the mean
     predicted rating of the protected users' ratings and that of the other users'.
 
     Parameters
@@ -261,12 +261,12 @@ def overestimation_unfairness(
     *,
     protected: Any = None,
 ) -> float:
-    """Return the overestimation unfairness ``U_over`` of paper 004 (§4.3).
+    """Return the overestimation unfairness ``U_over`` of Zhang & Ramesh (§4.3).
 
     ``U_over = (1/m) sum_j |max(0, E_g[y_hat]_j - E_g[r]_j) - max(0, E_not_g[y_hat]_j -
     E_not_g[r]_j)|`` (Yao & Huang 2017), where ``E_g[.]_j`` averages over the protected
     users' ratings of item ``j``: inconsistency in how much the predictions overestimate
-    the true ratings. Paper 004 uses it as a prior in the Fair-A3SL objective.
+    the true ratings. Zhang & Ramesh uses it as a prior in the Fair-A3SL objective.
 
     Parameters
     ----------

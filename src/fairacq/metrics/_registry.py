@@ -134,7 +134,7 @@ _METRICS: dict[str, Metric] = {
             range=(0.0, 1.0),
             ideal=1.0,
             description="Area under the ROC curve (sklearn roc_auc_score).",
-            paper="004 §5",
+            paper="Zhang & Ramesh §5",
         ),
         Metric(
             name="auc_pr",
@@ -144,7 +144,7 @@ _METRICS: dict[str, Metric] = {
             range=(0.0, 1.0),
             ideal=1.0,
             description="Average precision (sklearn average_precision_score).",
-            paper="004 §5",
+            paper="Zhang & Ramesh §5",
         ),
         Metric(
             name="selection_rate",
@@ -164,7 +164,7 @@ _METRICS: dict[str, Metric] = {
             ideal=0.0,
             description="P(Y_hat=1|protected) - P(Y_hat=1|privileged); < 0 is bias against the "
             "protected group.",
-            paper="000 §2",
+            paper="Hasan & Pradhan §2",
         ),
         Metric(
             name="demographic_parity_diff_abs",
@@ -175,7 +175,7 @@ _METRICS: dict[str, Metric] = {
             ideal=0.0,
             description="Largest gap in selection rate between groups (fairlearn "
             "demographic_parity_difference).",
-            paper="000 §2",
+            paper="Hasan & Pradhan §2",
         ),
         Metric(
             name="demographic_parity_ratio",
@@ -194,7 +194,7 @@ _METRICS: dict[str, Metric] = {
             range=(-1.0, 1.0),
             ideal=0.0,
             description="E[p|protected] - E[p|privileged], the DataSift authors' code's measure.",
-            paper="000 §2 (authors' code)",
+            paper="Hasan & Pradhan §2 (authors' code)",
         ),
         Metric(
             name="mean_score_parity_diff_abs",
@@ -204,7 +204,7 @@ _METRICS: dict[str, Metric] = {
             range=(0.0, 1.0),
             ideal=0.0,
             description="Largest gap in mean predicted probability.",
-            paper="000 §2 (authors' code)",
+            paper="Hasan & Pradhan §2 (authors' code)",
         ),
         Metric(
             name="base_rate_diff",
@@ -214,7 +214,7 @@ _METRICS: dict[str, Metric] = {
             range=(0.0, 1.0),
             ideal=0.0,
             description="Largest gap in P(Y=1) between groups.",
-            paper="000 §3.2",
+            paper="Hasan & Pradhan §3.2",
         ),
         Metric(
             name="base_rate_diff_signed",
@@ -224,7 +224,7 @@ _METRICS: dict[str, Metric] = {
             range=(-1.0, 1.0),
             ideal=0.0,
             description="P(Y=1|protected) - P(Y=1|privileged).",
-            paper="000 §3.2",
+            paper="Hasan & Pradhan §3.2",
         ),
         Metric(
             name="equal_opportunity_diff",
@@ -234,7 +234,7 @@ _METRICS: dict[str, Metric] = {
             range=(0.0, 1.0),
             ideal=0.0,
             description="Largest TPR gap between groups.",
-            paper="004 §4.3",
+            paper="Zhang & Ramesh §4.3",
         ),
         Metric(
             name="equal_opportunity_diff_signed",
@@ -244,7 +244,7 @@ _METRICS: dict[str, Metric] = {
             range=(-1.0, 1.0),
             ideal=0.0,
             description="TPR(protected) - TPR(privileged).",
-            paper="004 §4.3",
+            paper="Zhang & Ramesh §4.3",
         ),
         Metric(
             name="equalized_odds_diff",
@@ -254,7 +254,7 @@ _METRICS: dict[str, Metric] = {
             range=(0.0, 1.0),
             ideal=0.0,
             description="max(TPR gap, FPR gap) (fairlearn equalized_odds_difference).",
-            paper="004 §4.3",
+            paper="Zhang & Ramesh §4.3",
         ),
         Metric(
             name="equalized_odds_diff_signed",
@@ -264,7 +264,7 @@ _METRICS: dict[str, Metric] = {
             range=(-1.0, 1.0),
             ideal=0.0,
             description="Signed TPR or FPR gap (protected - privileged) of larger magnitude.",
-            paper="004 §4.3",
+            paper="Zhang & Ramesh §4.3",
         ),
         Metric(
             name="average_odds_diff",
@@ -274,7 +274,7 @@ _METRICS: dict[str, Metric] = {
             range=(0.0, 1.0),
             ideal=0.0,
             description="Mean of the TPR gap and the FPR gap.",
-            paper="004 §4.3",
+            paper="Zhang & Ramesh §4.3",
         ),
         Metric(
             name="equalized_odds_diff_sum",
@@ -284,7 +284,7 @@ _METRICS: dict[str, Metric] = {
             range=(0.0, 2.0),
             ideal=0.0,
             description="TPR gap + FPR gap, Fair-A3SL's prior.",
-            paper="004 §4.3",
+            paper="Zhang & Ramesh §4.3",
         ),
         Metric(
             name="risk_difference",
@@ -294,7 +294,7 @@ _METRICS: dict[str, Metric] = {
             range=(-1.0, 1.0),
             ideal=0.0,
             description="p1 - p2, unfavourable-outcome rates of protected vs unprotected.",
-            paper="004 §4.2",
+            paper="Zhang & Ramesh §4.2",
         ),
         Metric(
             name="risk_ratio",
@@ -304,7 +304,7 @@ _METRICS: dict[str, Metric] = {
             range=(0.0, _INF),
             ideal=1.0,
             description="p1 / p2, unfavourable-outcome rates of protected vs unprotected.",
-            paper="004 §4.2",
+            paper="Zhang & Ramesh §4.2",
         ),
         Metric(
             name="relative_chance",
@@ -314,7 +314,7 @@ _METRICS: dict[str, Metric] = {
             range=(0.0, _INF),
             ideal=1.0,
             description="(1 - p1) / (1 - p2), favourable-outcome rates of protected vs others.",
-            paper="004 §4.2",
+            paper="Zhang & Ramesh §4.2",
         ),
         Metric(
             name="non_parity_unfairness",
@@ -324,7 +324,7 @@ _METRICS: dict[str, Metric] = {
             range=(0.0, _INF),
             ideal=0.0,
             description="|mean predicted rating of protected - of unprotected|.",
-            paper="004 §4.2",
+            paper="Zhang & Ramesh §4.2",
         ),
         Metric(
             name="value_unfairness",
@@ -364,7 +364,7 @@ _METRICS: dict[str, Metric] = {
             range=(0.0, _INF),
             ideal=0.0,
             description="Mean over items of the gap in overestimation.",
-            paper="004 §4.3",
+            paper="Zhang & Ramesh §4.3",
         ),
         Metric(
             name="minimax_zero_one_risk",
@@ -374,7 +374,7 @@ _METRICS: dict[str, Metric] = {
             range=(0.0, 1.0),
             ideal=0.0,
             description="Worst group's error rate.",
-            paper="001 §2",
+            paper="Shekhar et al. §2",
         ),
         Metric(
             name="minimax_log_loss",
@@ -384,7 +384,7 @@ _METRICS: dict[str, Metric] = {
             range=(0.0, _INF),
             ideal=0.0,
             description="Worst group's mean log-loss.",
-            paper="001 §2",
+            paper="Shekhar et al. §2",
         ),
         Metric(
             name="worst_group_accuracy",
@@ -394,7 +394,7 @@ _METRICS: dict[str, Metric] = {
             range=(0.0, 1.0),
             ideal=1.0,
             description="Lowest accuracy over groups.",
-            paper="001 §5",
+            paper="Shekhar et al. §5",
         ),
         Metric(
             name="disclosivity",
@@ -404,7 +404,7 @@ _METRICS: dict[str, Metric] = {
             range=(0.0, 1.0),
             ideal=0.0,
             description="max |P(z=i|proxy=j) - P(z=i)|, alpha of an alpha-disclosive proxy.",
-            paper="003 Def. 5",
+            paper="Deng et al. Def. 5",
         ),
         Metric(
             name="imbalance",
@@ -414,7 +414,7 @@ _METRICS: dict[str, Metric] = {
             range=(0.0, 1.0),
             ideal=0.0,
             description="||group distribution - uniform||_2 of a dataset (beta).",
-            paper="003 Def. 2",
+            paper="Deng et al. Def. 2",
         ),
     ]
 }
@@ -503,7 +503,7 @@ def compute(
     items : array-like of shape (n,) or None, default=None
         Item id of each rating (recommender metrics).
     proxy : array-like of shape (n,) or None, default=None
-        Proxy value of each row (paper 003's disclosivity).
+        Proxy value of each row (Deng et al.'s disclosivity).
     **options
         Keyword options of the metric functions, e.g. ``protected="Female"``,
         ``privileged=1`` or ``favourable=0``; passed on to the metric if its function

@@ -1,4 +1,4 @@
-"""Relational fairness measures of paper 004: risk difference, risk ratio, relative chance.
+"""Relational fairness measures of Zhang & Ramesh: risk difference, risk ratio, relative chance.
 
 Fair-A3SL (Zhang & Ramesh, §4.2, after Farnadi et al.) splits the rows into a protected and
 an unprotected group and compares their proportions of *unfavourable* outcomes:
@@ -44,7 +44,7 @@ def _denial_rates(
 def risk_difference(
     y_pred: ArrayLike, s: ArrayLike, *, protected: Any = None, favourable: int = 1
 ) -> float:
-    """Return the risk difference ``RD = p1 - p2`` of paper 004 (§4.2).
+    """Return the risk difference ``RD = p1 - p2`` of Zhang & Ramesh (§4.2).
 
     ``p1`` and ``p2`` are the proportions of unfavourable outcomes (e.g. denials) among
     the protected and the unprotected rows. A positive RD means the protected group gets
@@ -90,7 +90,7 @@ def risk_difference(
 def risk_ratio(
     y_pred: ArrayLike, s: ArrayLike, *, protected: Any = None, favourable: int = 1
 ) -> float:
-    """Return the risk ratio ``RR = p1 / p2`` of paper 004 (§4.2).
+    """Return the risk ratio ``RR = p1 / p2`` of Zhang & Ramesh (§4.2).
 
     Same ``p1``, ``p2`` as :func:`risk_difference`. When ``p2 = 0`` the ratio is 1.0 if
     ``p1 = 0`` too (both groups equal) and ``inf`` otherwise, the values for which the
@@ -131,7 +131,7 @@ def risk_ratio(
 def relative_chance(
     y_pred: ArrayLike, s: ArrayLike, *, protected: Any = None, favourable: int = 1
 ) -> float:
-    """Return the relative chance ``RC = (1 - p1) / (1 - p2)`` of paper 004 (§4.2).
+    """Return the relative chance ``RC = (1 - p1) / (1 - p2)`` of Zhang & Ramesh (§4.2).
 
     The ratio of the favourable-outcome rates of the protected and unprotected groups
     (a disparate-impact ratio). Zero denominators are handled as in :func:`risk_ratio`.

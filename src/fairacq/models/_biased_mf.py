@@ -1,7 +1,7 @@
 """Biased matrix factorisation fitted by alternating least squares.
 
 ``mu + b_u + b_i + p_u . q_i`` (a global mean, user and item biases, user and item factors)
-for ratings of users on items. Paper 004 (§5.3) feeds its predictions to the relational
+for ratings of users on items. Zhang & Ramesh (§5.3) feeds its predictions to the relational
 MovieLens model as the ``ratingMF`` predicate, after Kouki et al.'s HyPER, and reports it as
 the "MF" baseline of Tables 12-13.
 """
@@ -89,7 +89,7 @@ def fit_biased_mf(
     Each half-step solves, for every user (item) at once, a ridge regression of the
     residual ``r - mu - b_i`` on ``[q_i, 1]`` (giving ``p_u`` and ``b_u``) with the
     weighted-lambda penalty ``reg * n_u`` (Zhou et al. 2008). It stands in for the MF
-    predictions paper 004 uses as the ``ratingMF`` predicate (after Kouki et al.'s HyPER).
+    predictions Zhang & Ramesh uses as the ``ratingMF`` predicate (after Kouki et al.'s HyPER).
 
     Parameters
     ----------

@@ -97,17 +97,17 @@ _REGISTRY: dict[str, LearnerSpec] = {
             "lr", "Logistic regression (L2, C=1, lbfgs): papers 000, 001, 003.", True, _lr
         ),
         LearnerSpec(
-            "linear_svm", "Linear SVM with Platt-scaled probabilities: paper 000.", False, _svm
+            "linear_svm", "Linear SVM with Platt-scaled probabilities (DataSift).", False, _svm
         ),
         LearnerSpec(
             "mlp",
-            "One-hidden-layer MLP with 10 units (ReLU, Adam): paper 000.",
+            "One-hidden-layer MLP with 10 units (ReLU, Adam): Hasan & Pradhan.",
             True,
             _mlp,
             partial_fit=True,
         ),
         LearnerSpec(
-            "decision_tree", "CART decision tree (min 5 rows per leaf): paper 003.", False, _tree
+            "decision_tree", "CART decision tree (min 5 rows per leaf): Deng et al.", False, _tree
         ),
         LearnerSpec("random_forest", "Random forest of 100 trees.", False, _forest),
     )

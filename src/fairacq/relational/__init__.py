@@ -1,4 +1,4 @@
-"""Relational models: hinge-loss MRFs with a PSL-style rule language (paper 004).
+"""Relational models: hinge-loss MRFs with a PSL-style rule language (Zhang & Ramesh).
 
 Rules written as text are grounded over observed and target atoms into a
 :class:`GroundModel` (hinge potentials and linear constraints over the target atoms); MAP

@@ -44,7 +44,7 @@ def load_movielens_relational(
     random_state: int | None = 0,
     data_dir: str | os.PathLike[str] | None = None,
 ) -> RelationalData:
-    """Load one fold of MovieLens 100K as relational data (paper 004, §5.3).
+    """Load one fold of MovieLens 100K as relational data (Zhang & Ramesh, §5.3).
 
     :func:`fairacq.data.relational.load_movielens_relational` with ``ratingMF`` from
     :func:`fairacq.models.fit_biased_mf` (ALS); the predicates, the fold scheme and every

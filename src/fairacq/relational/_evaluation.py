@@ -1,4 +1,4 @@
-"""Evaluation of relational predictions: the metrics of paper 004's Tables 4, 5, 8, 9, 12, 13.
+"""Evaluation of relational predictions: the metrics of Zhang & Ramesh's Tables 4, 5, 8, 9, 12, 13.
 
 Predictions are continuous truth values in ``[0, 1]``; groups are a boolean mask (``True`` =
 protected). Classification targets (paper review, COMPAS) get AUC-PR per group, AUC-ROC,
@@ -171,7 +171,7 @@ def equalized_odds_gaps(
     *,
     threshold: float | None = None,
 ) -> tuple[float, float]:
-    """Return the equalised-odds gaps (positive, negative) of paper 004 (Tables 5 and 9).
+    """Return the equalised-odds gaps (positive, negative) of Zhang & Ramesh (Tables 5 and 9).
 
     ``pos = |E[y_hat | protected, y=1] - E[y_hat | unprotected, y=1]|`` and ``neg`` the same
     for ``y = 0``; their sum is the equalised-odds difference of §4.3. With binary
@@ -233,7 +233,7 @@ def _predictions(
 
 
 def group_mse(y_true: ArrayLike, y_pred: ArrayLike, protected: ArrayLike) -> dict[str, float]:
-    """Return the mean squared error of each group and overall (paper 004, Table 12).
+    """Return the mean squared error of each group and overall (Zhang & Ramesh, Table 12).
 
     Parameters
     ----------
@@ -273,7 +273,7 @@ def evaluate_classification(
     threshold: float | None = None,
     auc_pr: AucPrMethod = "ranked",
 ) -> dict[str, float]:
-    """Return the metrics of paper 004's Tables 4-5 and 8-9 for one set of predictions.
+    """Return the metrics of Zhang & Ramesh's Tables 4-5 and 8-9 for one set of predictions.
 
     Parameters
     ----------
@@ -343,7 +343,7 @@ def evaluate_classification(
 def evaluate_ratings(
     y_true: ArrayLike, y_pred: ArrayLike, protected: ArrayLike, items: ArrayLike
 ) -> dict[str, float]:
-    """Return the metrics of paper 004's Tables 12-13 for predicted ratings.
+    """Return the metrics of Zhang & Ramesh's Tables 12-13 for predicted ratings.
 
     Parameters
     ----------
@@ -526,7 +526,7 @@ def evaluate_atoms(
 def summarise_folds(results: Sequence[Mapping[str, float]]) -> pd.DataFrame:
     """Return the mean and the population standard deviation of each metric over folds.
 
-    Paper 004 reports ``mean ± std`` over 5 folds with ``ddof=0`` (its COMPAS Scores row is
+    Zhang & Ramesh reports ``mean ± std`` over 5 folds with ``ddof=0`` (its COMPAS Scores row is
     reproduced only with it: RD 0.2632 ± 0.0228).
 
     Parameters

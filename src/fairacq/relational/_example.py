@@ -1,7 +1,7 @@
 """The example that ships with fairacq: a PSL model and a data folder to run it on.
 
 The files sit in the package (``fairacq/relational/_example/``): ``model.psl``, the
-paper-review rules of paper 004 (§5.1) and ``data/``, one sample of the paper-review network
+paper-review rules of Zhang & Ramesh (§5.1) and ``data/``, one sample of the paper-review network
 written in the layout of :func:`read_psl_data` with the fairness groups as the observed
 predicate ``protectedPaper``. :func:`write_example` copies them where a user wants them and
 returns the ``fairacq relational infer`` commands that run on them; :func:`build_example`
@@ -44,7 +44,7 @@ EXAMPLE_FAIRNESS = "rd<=0.1 protected=protectedPaper target=positiveSummary"
 
 _GROUPS = "protected=protectedPaper target=positiveSummary"
 _HEADER = """\
-# Paper review (paper 004, §5.1): do reviewers and the summary follow the paper's quality,
+# Paper review (Zhang & Ramesh, §5.1): do reviewers and the summary follow the paper's quality,
 # or the author's student status? Targets: positiveReviews(R, P), positiveSummary(P).
 # '5.0: body -> head ^2' is a rule of weight 5.0 with a squared hinge (--learn learns the
 # weights on the data); '#' starts a comment.

@@ -1,6 +1,6 @@
 """Run a PSL-style model end to end: ground, learn weights, fair MAP inference, evaluate.
 
-:func:`run_pipeline` is the protocol of paper 004's experiments (§5) for any rule set:
+:func:`run_pipeline` is the protocol of Zhang & Ramesh's experiments (§5) for any rule set:
 
 1. ground the rules on the training data and learn their weights by PSL's voted perceptron
    (:func:`~fairacq.relational.learn_weights`) against the training truth — without
@@ -308,7 +308,7 @@ def run_pipeline(
     test : RelationalData
         Data to infer; its groups define the fairness constraints and its truth the metrics.
     fairness : str, FairnessSpec or sequence of them, default=()
-        Delta-fairness constraints at test inference, e.g. ``"rd<=0.1"`` (paper 004 §4.2).
+        Delta-fairness constraints at test inference, e.g. ``"rd<=0.1"`` (Zhang & Ramesh §4.2).
     fair_learning : bool, default=False
         Also impose the constraints (over the training groups) during weight learning.
     weights : array-like of shape (n_weighted_rules,) or None, default=None

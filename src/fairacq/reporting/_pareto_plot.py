@@ -1,6 +1,6 @@
 """Trade-off plots: a metric against a knob with median and quartiles, and AUC-disparity fronts.
 
-Paper 002's Fig. 2 in two kinds of panel: (a, b) disparity or AUC against ``1 - gamma`` with
+Bakker et al.'s Fig. 2 in two kinds of panel: (a, b) disparity or AUC against ``1 - gamma`` with
 the median over folds as a line and the first/third quartiles as a band, one line per
 adversarial reward; (c) the AUC-disparity plane, each method's points faint and its Pareto
 front as a staircase (the best AUC reachable within each disparity budget), with the

@@ -1,4 +1,4 @@
-"""Adaptive group sampling for minimax fairness (paper 001, Shekhar et al. 2021).
+"""Adaptive group sampling for minimax fairness (Shekhar et al. 2021).
 
 Given a budget and an oracle that draws labelled samples of any group ``z``, decide how many
 samples to draw from each group so the classifier trained on them has the smallest worst-group

@@ -27,7 +27,7 @@ class AbernethyGreedySampler(GroupSampler):
     trained online: one SGD step per sample drawn, step size ``eta0 / sqrt(t)``, predictions
     from the average of the iterates (:class:`AveragedSGDLogistic`, ``mode="averaged-sgd"``).
 
-    This differs from :class:`EpsilonGreedySampler`, the form paper 001 (§5) describes, in
+    This differs from :class:`EpsilonGreedySampler`, the form Shekhar et al. (§5) describes, in
     the exploration (a population draw rather than a uniformly random group) and the learner
     (online averaged SGD rather than a refit each round). The other modes of
     :class:`GroupSampler` are accepted, for comparisons. Choices:
@@ -42,7 +42,7 @@ class AbernethyGreedySampler(GroupSampler):
     n0 : int or None, default=None
         Phase 1 rounds visiting the groups in turn; None means one per group.
     p : float, default=0.1
-        Probability of a population draw (their exploration rate; paper 001 uses 0.1 too).
+        Probability of a population draw (their exploration rate; Shekhar et al. uses 0.1 too).
     eta0 : float, default=0.5
         First SGD step size of ``mode="averaged-sgd"``.
     alpha : float, default=0.0

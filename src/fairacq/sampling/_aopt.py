@@ -1,4 +1,4 @@
-"""Aopt and Aopt+: optimistic adaptive sampling for minimax fairness (paper 001, §3-§4)."""
+"""Aopt and Aopt+: optimistic adaptive sampling for minimax fairness (Shekhar et al., §3-§4)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ __all__ = ["AoptPlusSampler", "AoptSampler"]
 class AoptSampler(GroupSampler):
     """Allocate a sampling budget across groups to minimise the worst group risk (Aopt).
 
-    Implements Algorithms 1-2 of Shekhar et al. 2021 (paper 001, §3) and the practical variant
+    Implements Algorithms 1-2 of Shekhar et al. 2021 (Shekhar et al., §3) and the practical variant
     of §4. After Phase 1 (``n0`` rounds visiting the groups in turn), a group whose number of
     draws is below ``t ** xi`` is forced (Algorithm 1, line 5); otherwise the group with the
     largest upper confidence bound on its risk is drawn:
@@ -162,7 +162,7 @@ class AoptSampler(GroupSampler):
 
 
 class AoptPlusSampler(AoptSampler):
-    """Aopt+ : Aopt with the Mann-Kendall trend term in the UCB (paper 001, §4, eq. 6).
+    """Aopt+ : Aopt with the Mann-Kendall trend term in the UCB (Shekhar et al., §4, eq. 6).
 
     The score of group ``z`` gains ``c1 * S_z / sqrt(var S_z)``, where ``S_z`` is the
     Mann-Kendall statistic of the last ``mk_window`` validation accuracies of ``z``

@@ -1,4 +1,4 @@
-"""``GroupSampler``: the loop shared by Aopt and its baselines (paper 001, Algorithms 1-2)."""
+"""``GroupSampler``: the loop shared by Aopt and its baselines (Shekhar et al., Algorithms 1-2)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ class GroupSampler(Strategy):
 
     Each round picks a group ``z_t`` (subclasses implement :meth:`_choose`), draws ``b0``
     samples of it for training and, unless a fixed validation set is given, ``b0`` more for that
-    group's validation set ``D_z`` (Algorithm 1 of paper 001 draws such pairs), updates the
+    group's validation set ``D_z`` (Algorithm 1 of Shekhar et al. draws such pairs), updates the
     model and records the round. The first ``n0`` rounds visit the groups in turn (Phase 1).
 
     Parameters
@@ -49,7 +49,7 @@ class GroupSampler(Strategy):
         Rounds of Phase 1, visiting the groups in turn; None means one round per group.
     mode : {"exact", "incremental", "incremental-cnn", "refit"}, default="exact"
         ``"exact"`` re-fits logistic regression each round (warm-started); ``"incremental"``
-        trains a small torch MLP by one SGD epoch per round (paper 001, §4);
+        trains a small torch MLP by one SGD epoch per round (Shekhar et al., §4);
         ``"incremental-cnn"`` does the same with a small CNN on square single-channel images
         (:class:`~fairacq.sampling.IncrementalCNN`); ``"refit"`` fits a fresh clone of
         ``learner`` on every sample drawn so far (:class:`~fairacq.sampling.RefitLearner`).

@@ -1,4 +1,4 @@
-"""Baselines of paper 001 (§5): epsilon-greedy, Greedy, Uniform and Uncurated sampling."""
+"""Baselines of Shekhar et al. (§5): epsilon-greedy, Greedy, Uniform and Uncurated sampling."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def _greedy(
 
 
 class EpsilonGreedySampler(GroupSampler):
-    """Epsilon-greedy group sampling (Abernethy et al. 2020, as described in paper 001, §5).
+    """Epsilon-greedy group sampling (Abernethy et al. 2020, as described in Shekhar et al., §5).
 
     Each round draws, with probability ``epsilon``, a group chosen uniformly at random, and
     otherwise the group with the largest validation loss of the current model. (Abernethy et
@@ -123,7 +123,7 @@ class EpsilonGreedySampler(GroupSampler):
 class GreedySampler(_SimpleSampler):
     """Greedy sampling: always the group with the largest validation loss (epsilon = 0).
 
-    The "Greedy" / "Empirical" baseline of paper 001 (§5, Fig. 2): epsilon-greedy with
+    The "Greedy" / "Empirical" baseline of Shekhar et al. (§5, Fig. 2): epsilon-greedy with
     ``epsilon=0``. Without exploration it can lock onto a wrong mixture.
 
     Parameters
@@ -138,7 +138,7 @@ class GreedySampler(_SimpleSampler):
 
 
 class UniformSampler(_SimpleSampler):
-    """Uniform sampling: the groups in turn, so each gets an equal share (paper 001, §5).
+    """Uniform sampling: the groups in turn, so each gets an equal share (Shekhar et al., §5).
 
     Parameters
     ----------
@@ -156,7 +156,7 @@ class UniformSampler(_SimpleSampler):
 
 
 class UncuratedSampler(_SimpleSampler):
-    """Uncurated sampling: each round's group drawn with the natural proportions (paper 001, §5).
+    """Uncurated sampling: each round's group drawn in natural proportions (Shekhar et al., §5).
 
     The proportions come from the oracle (``oracle.proportions``: group shares of a
     :class:`DatasetOracle`'s dataset, or those given to the other oracles).

@@ -1,4 +1,4 @@
-"""Group oracles: "draw n labelled samples from group z" (paper 001, §2, the sampling model)."""
+"""Group oracles: "draw n labelled samples from group z" (Shekhar et al., §2)."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def _check_proportions(where: str, proportions: Any, n_groups: int) -> NDArray[n
 class DatasetOracle:
     """Draw rows of a finite :class:`~fairacq.data.FairDataset`, without replacement.
 
-    Implements the sampling model of paper 001 (§2) over a finite pool: each call removes the
+    Implements the sampling model of Shekhar et al. (§2) over a finite pool: each call removes the
     drawn rows, so a row is never used twice (training, validation or test).
 
     Parameters
@@ -169,7 +169,7 @@ class DatasetOracle:
 class GeneratorOracle:
     """Draw fresh i.i.d. rows from a generative model with ``sample(group, n, random_state)``.
 
-    Wraps :class:`fairacq.data.synthetic.SyntheticModel1` / ``SyntheticModel2`` (paper 001,
+    Wraps :class:`fairacq.data.synthetic.SyntheticModel1` / ``SyntheticModel2`` (Shekhar et al.,
     §2.2 and §5), which never run out.
 
     Parameters

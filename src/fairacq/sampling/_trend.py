@@ -1,4 +1,4 @@
-"""The Mann-Kendall trend term of Aopt+ (paper 001, §4, eq. 6)."""
+"""The Mann-Kendall trend term of Aopt+ (Shekhar et al., §4, eq. 6)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def mann_kendall_score(series: Sequence[float], *, window: int = 10) -> float:
 
     ``S = sum_{i<j} sgn(X_j - X_i)`` is the Mann-Kendall statistic (Mann 1945, Kendall 1948)
     and ``var S`` its variance under "no trend" with the tie correction, both from
-    ``pymannkendall.original_test``. Aopt+ (paper 001, eq. 6) applies it to each group's
+    ``pymannkendall.original_test``. Aopt+ (Shekhar et al., eq. 6) applies it to each group's
     validation accuracy over rounds, so a rising accuracy gives a positive term. Fewer than
     three values, or a zero variance (all values tied), give 0.
 

@@ -142,7 +142,7 @@ def run_sampler_trials(
         round (``mode="refit"``); None keeps the paper's learner.
     validation : {None, "cross"}, default=None
         How each group's loss is measured (:meth:`GroupSampler.run`): None pays for a paired
-        validation draw per training draw (paper 001); ``"cross"`` pays for none and measures
+        validation draw per training draw (Shekhar et al.); ``"cross"`` pays for none and measures
         it by held-out predictions on the training rows, so the whole budget trains.
     **params
         Hyper-parameters of the sampler (e.g. ``budget``, ``c0``, ``epsilon``); those it does

@@ -1,4 +1,4 @@
-"""Upper confidence bounds of Aopt (paper 001, eq. 4, Remark 1 and eq. 6)."""
+"""Upper confidence bounds of Aopt (Shekhar et al., eq. 4, Remark 1 and eq. 6)."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def rademacher_deviation(
 ) -> float:
     """Uniform deviation bound ``e_z(N) = 2 R_N + sqrt(log(N^2 pi^2 |Z| / (3 delta)) / N)``.
 
-    Remark 1 of paper 001 with the Rademacher complexity taken as
+    Remark 1 of Shekhar et al. with the Rademacher complexity taken as
     ``R_N = rademacher_scale / sqrt(N)`` (bounded-norm linear classes and MLPs).
 
     Parameters
@@ -101,7 +101,7 @@ def rademacher_deviation(
 def theory_ucb(
     losses: ArrayLike, deviations: ArrayLike, pi: ArrayLike, *, C: float
 ) -> NDArray[np.float64]:
-    """Three-term UCB ``U_t(z)`` of eq. (4) of paper 001.
+    """Three-term UCB ``U_t(z)`` of eq. (4) of Shekhar et al.
 
     ``U_t(z) = L_hat(z) + e_z(N_z) + (2 C / pi_t(z)) * sum_z' pi_t(z') e_z'(N_z')``. The third
     term bounds ``|L(z, f_pi) - L(z, f_hat)|`` through Assumption 3
@@ -142,7 +142,7 @@ def practical_ucb(
     trend: ArrayLike | None = None,
     c1: float = 0.0,
 ) -> NDArray[np.float64]:
-    """Two-term UCB of eq. (6) of paper 001, with the optional Mann-Kendall term (Aopt+).
+    """Two-term UCB of eq. (6) of Shekhar et al., with the optional Mann-Kendall term (Aopt+).
 
     ``U~_t(z) = L_hat(z) + c0 / sqrt(N_z,t) + c1 * S_z / sqrt(var S_z)``.
 

@@ -1,6 +1,6 @@
 """Influence functions on fairness: which training rows would make the model fairer.
 
-Paper 000 (DataSift-Inf, §3.3) values data by its first-order influence on a fairness
+Hasan & Pradhan (DataSift-Inf, §3.3) values data by its first-order influence on a fairness
 function f(theta). :func:`fairness_surrogate` turns a group-fairness notion (demographic
 parity, equal opportunity, equalised odds) into a differentiable gap in mean predicted
 probability; :func:`fairness_influence` computes ``d f / d epsilon`` for up-weighting each

@@ -1,6 +1,6 @@
 """Inverse Hessian-vector products: damped Cholesky, conjugate gradient and LiSSA.
 
-Influence functions (paper 000, eq. 4) need ``s = H^{-1} g`` for one vector ``g`` (the
+Influence functions (Hasan & Pradhan, eq. 4) need ``s = H^{-1} g`` for one vector ``g`` (the
 gradient of the fairness surrogate). Three solvers:
 
 - :func:`cholesky_solve` factorises a dense Hessian (exact; logistic regression, or any

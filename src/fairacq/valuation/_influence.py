@@ -1,4 +1,4 @@
-"""Influence of up-weighting each training row on a fairness surrogate (paper 000, eq. 5).
+"""Influence of up-weighting each training row on a fairness surrogate (Hasan & Pradhan, eq. 5).
 
 ``I_f(d) = -grad f(theta*)^T H^{-1} grad L(d, theta*)``: one inverse-Hessian-vector product
 ``s = H^{-1} grad f`` (the same for every row), then one inner product per training row.
@@ -55,7 +55,7 @@ class InfluenceResult:
     values : ndarray of shape (n_train,)
         ``d f / d epsilon`` for each training row, where ``epsilon`` is added to the row's
         sample weight: the first-order change of the surrogate ``f`` when one more copy of
-        the row joins the training set. This is paper 000's ``(1/n) I_F(d)`` (eq. 5 with
+        the row joins the training set. This is Hasan & Pradhan's ``(1/n) I_F(d)`` (eq. 5 with
         ``epsilon = 1/n`` in its mean-loss form).
     surrogate : float
         ``f`` at the fitted parameters (see :func:`~fairacq.valuation.fairness_surrogate`).
@@ -112,7 +112,7 @@ def fairness_influence(
 ) -> InfluenceResult:
     """Influence of up-weighting each training row on a fairness surrogate.
 
-    Implements eqs. 4-5 of paper 000 (DataSift, §3.3.1): ``I_f(d) = -grad f^T H^{-1} grad
+    Implements eqs. 4-5 of Hasan & Pradhan (DataSift, §3.3.1): ``I_f(d) = -grad f^T H^{-1} grad
     L(d)`` with ``f`` the differentiable fairness surrogate of ``metric`` on the validation
     rows (:func:`~fairacq.valuation.fairness_surrogate`) and ``H`` the exact Hessian of the
     training objective *as the learner defines it*, penalty included, at the fitted
@@ -140,10 +140,10 @@ def fairness_influence(
         Their integer group codes (e.g. ``FairDataset.s``).
     metric : {"demographic_parity", "equal_opportunity", "equalized_odds"}, \
 default="demographic_parity"
-        The fairness surrogate; paper 000 uses demographic parity.
+        The fairness surrogate; Hasan & Pradhan uses demographic parity.
     protected : int or None, default=None
         Protected group code. With two groups and neither given, group 0 is protected and
-        group 1 privileged (paper 000's S=0 / S=1 and :mod:`fairacq.metrics`' convention);
+        group 1 privileged (Hasan & Pradhan's S=0 / S=1 and :mod:`fairacq.metrics`' convention);
         pass ``privileged=dataset.privileged_code`` when the privileged group is code 0.
     privileged : int or None, default=None
         Privileged group code; see ``protected``.
@@ -162,7 +162,7 @@ default="demographic_parity"
     with_loss : bool, default=False
         Also return the influence of each row on the validation log-loss
         (``loss_values``), with the same Hessian and solver: what acquiring the row costs
-        in accuracy (fairacq's accuracy-aware DataSift-Inf; not in paper 000).
+        in accuracy (fairacq's accuracy-aware DataSift-Inf; not in Hasan & Pradhan).
 
     Returns
     -------
@@ -350,7 +350,7 @@ def _torch_influence(
 def fairness_improvement(result: InfluenceResult) -> NDArray[np.float64]:
     """First-order decrease of ``|f|`` from adding one more copy of each training row.
 
-    Paper 000 (§3.3.2, Algorithm 2) sorts candidates "in decreasing order of influence on
+    Hasan & Pradhan (§3.3.2, Algorithm 2) sorts candidates "in decreasing order of influence on
     fairness": a row is worth acquiring when it moves the surrogate towards 0. This returns
     ``-sign(f) * values``: positive means adding the row shrinks the fairness gap. At exact
     parity (``f == 0``) every direction widens ``|f|``, and this returns ``-|values|``.

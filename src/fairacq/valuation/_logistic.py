@@ -5,7 +5,7 @@ scikit-learn's :class:`~sklearn.linear_model.LogisticRegression` with the L2 pen
 intercept ``b`` is not penalised, except by the ``liblinear`` solver, which penalises
 ``b / intercept_scaling`` like a weight). With ``penalty=None`` or ``C=inf`` it minimises the
 plain sum of log-losses. Up-weighting row ``d`` by ``epsilon`` (its sample weight
-``1 -> 1 + epsilon``) moves the optimum by ``-H^{-1} C grad logloss_d`` (paper 000, eq. 4,
+``1 -> 1 + epsilon``) moves the optimum by ``-H^{-1} C grad logloss_d`` (Hasan & Pradhan, eq. 4,
 in this sum form), where ``H = X~^T diag(C p (1 - p)) X~ + R`` is the exact Hessian of ``J``
 (``X~`` = features plus a column of ones, ``R`` the penalty's diagonal). Influence on a
 surrogate with gradient ``g`` (eq. 5) is then ``-C (p_d - y_d) x~_d^T H^{-1} g`` for all rows
@@ -142,7 +142,7 @@ def logistic_influence(
 ) -> tuple[NDArray[np.float64], float]:
     """Influence of up-weighting each training row on a function with gradient ``grad_f``.
 
-    Implements eqs. 4-5 of paper 000 (§3.3.1) in closed form for every row at once:
+    Implements eqs. 4-5 of Hasan & Pradhan (§3.3.1) in closed form for every row at once:
     ``values[d] = -grad_f^T H^{-1} (C (p_d - y_d) x~_d)``, the derivative of ``f`` with
     respect to row ``d``'s sample weight.
 

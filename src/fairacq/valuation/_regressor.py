@@ -1,7 +1,7 @@
 """The influence regressor of DataSift-Inf: predict a pool row's fairness improvement.
 
 Influence functions score *training* rows; the pool rows are candidates that the model has
-not seen (and whose labels may be unknown). Paper 000 (§3.3.2, Algorithm 2, lines 1-5)
+not seen (and whose labels may be unknown). Hasan & Pradhan (§3.3.2, Algorithm 2, lines 1-5)
 therefore trains a regressor ``R`` from the training rows to their influence and ranks pool
 rows by ``R(x)``. fairacq uses ridge regression on standardised raw features, one per label
 when the labels are given.
@@ -31,7 +31,7 @@ __all__ = ["InfluenceRegressor"]
 class InfluenceRegressor(Strategy):
     """Ridge regression from a row's features (and label) to its fairness improvement.
 
-    Implements the regressor ``R`` of paper 000 (DataSift, §3.3.2 and Algorithm 2, lines
+    Implements the regressor ``R`` of Hasan & Pradhan (DataSift, §3.3.2 and Algorithm 2, lines
     1-5): fit on the training rows and their influence-based fairness improvement
     (:func:`~fairacq.valuation.fairness_improvement`), then predict the improvement of pool
     rows, which DataSift-Inf sorts in decreasing order. The paper does not name the
@@ -42,7 +42,7 @@ class InfluenceRegressor(Strategy):
 
     A row's influence depends on its label through the loss gradient (for logistic
     regression it is ``-C (p - y) x~^T H^{-1} grad f``: the sign flips with ``y``), and
-    paper 000 acquires *labelled* rows ("the task of acquiring additional labeled data
+    Hasan & Pradhan acquires *labelled* rows ("the task of acquiring additional labeled data
     points", §1), which Algorithm 2 merges with their influence (line 2). Passing ``y`` to
     :meth:`fit` and :meth:`predict` therefore fits one ridge per label. On Adult's DataSift
     split this lifts the rank correlation between the predicted and the exact influence of
@@ -98,7 +98,7 @@ class InfluenceRegressor(Strategy):
             Their improvement, e.g. ``fairness_improvement(fairness_influence(...))``.
         y : array-like of shape (n,) or None, default=None
             Their 0/1 labels: fit one ridge per label (recommended when the pool rows are
-            labelled, as in paper 000). None fits one ridge on the features.
+            labelled, as in Hasan & Pradhan). None fits one ridge on the features.
 
         Returns
         -------

@@ -1,6 +1,6 @@
 """Differentiable fairness surrogates: group gaps in mean predicted probability.
 
-Paper 000 (DataSift, §3.3.1, eq. 5) differentiates a fairness function f(theta) through the
+Hasan & Pradhan (DataSift, §3.3.1, eq. 5) differentiates a fairness function f(theta) through the
 fitted parameters. Thresholded metrics have zero gradient almost everywhere, so f is the
 *soft* version of each metric: the same group gap, computed on the predicted probability of
 the favourable label instead of the 0/1 decision. Every surrogate here is linear in the
@@ -81,7 +81,7 @@ def fairness_surrogate(
 ) -> FairnessSurrogate:
     """Build the differentiable fairness surrogate of ``metric`` at the current scores.
 
-    Implements the function f of paper 000 (DataSift, §3.3.1, eq. 5) for three group
+    Implements the function f of Hasan & Pradhan (DataSift, §3.3.1, eq. 5) for three group
     fairness notions, with the paper's sign (protected minus privileged, §2):
 
     - ``"demographic_parity"``: mean score of the protected group minus that of the
@@ -110,7 +110,7 @@ default="demographic_parity"
         Which fairness notion to differentiate.
     protected : int or None, default=None
         The protected group. With two groups and neither group given, the smaller label is
-        protected and the larger privileged (paper 000's S=0 / S=1 convention, as in
+        protected and the larger privileged (Hasan & Pradhan's S=0 / S=1 convention, as in
         :func:`fairacq.metrics.demographic_parity_diff_signed`); with one given, the other
         group is the other one. With more than two groups, pass both or neither.
     privileged : int or None, default=None

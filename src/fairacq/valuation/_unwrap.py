@@ -1,6 +1,6 @@
 """Recognise the differentiable learners and split a pipeline into features and classifier.
 
-Influence functions (paper 000, §3.3.1) need a parametric model with a twice-differentiable
+Influence functions (Hasan & Pradhan, §3.3.1) need a parametric model with a twice-differentiable
 training objective. Among :func:`fairacq.models.make_learner`'s learners those are ``lr``
 (:class:`~sklearn.linear_model.LogisticRegression`), ``linear_svm`` (a
 :class:`~sklearn.calibration.CalibratedClassifierCV` around a

@@ -1,4 +1,4 @@
-"""ACS PUMS person records through ``folktables``: the four ACS tasks of DataSift (paper 000)."""
+"""ACS PUMS person records through ``folktables``: the four ACS tasks of DataSift."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ __all__ = ["ACS_TASKS", "STATE_CODES", "acs_relpath", "load_acs"]
 
 ACSTask = Literal["ACSIncome", "ACSPublicCoverage", "ACSMobility", "ACSEmployment"]
 
-#: folktables task -> (registry name, default sensitive attribute from paper 000 Table 1).
+#: folktables task -> (registry name, default sensitive attribute from Hasan & Pradhan Table 1).
 ACS_TASKS: dict[str, tuple[str, str]] = {
     "ACSIncome": ("acs-income", "sex"),
     "ACSPublicCoverage": ("acs-public-coverage", "sex"),
@@ -125,7 +125,7 @@ def load_acs(
 ) -> FairDataset:
     """Load one folktables ACS task from local PUMS person files.
 
-    DataSift (paper 000, §4.1.1, Table 1) uses ACSIncome, ACSPublicCoverage (which it calls
+    DataSift (Hasan & Pradhan, §4.1.1, Table 1) uses ACSIncome, ACSPublicCoverage (which it calls
     ACSPublicHealth), ACSMobility and ACSEmployment on California 2018, with minority groups
     Female, Female, African-American and African-American; those are the defaults of
     ``sensitive``. The rows, features, filters and labels are folktables' own
@@ -148,7 +148,7 @@ def load_acs(
     year : int, default=2018
         Survey year of the 1-Year files.
     sensitive : {"sex", "race", "race_binary"}, tuple of them or None, default=None
-        ``None`` takes the task's attribute from paper 000, Table 1. ``"sex"``: Male
+        ``None`` takes the task's attribute from Hasan & Pradhan, Table 1. ``"sex"``: Male
         (privileged) / Female. ``"race"``: the nine ``RAC1P`` categories (privileged White).
         ``"race_binary"``: ``"African-American"`` vs ``"non-African-American"`` (privileged).
     include_sensitive_features : bool, default=False
@@ -200,7 +200,7 @@ def load_acs(
     problem = getattr(folktables, task)
     variables, target, _ = problem.df_to_pandas(frame)
     # The state of each kept row, through the same row filter df_to_pandas applies: a grouping
-    # column for partitions by state (paper 000, Fig. 7c), never a model feature.
+    # column for partitions by state (Hasan & Pradhan, Fig. 7c), never a model feature.
     postal = {int(code): st for st, code in STATE_CODES.items()}
     state = problem._preprocess(frame)["ST"].astype(int).map(postal).to_numpy()
     variables = variables.reset_index(drop=True)

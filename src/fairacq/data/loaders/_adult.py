@@ -45,7 +45,7 @@ _SENSITIVE = ["sex", "race"]
 _PRIVILEGED = {"sex": "Male", "race": "White", "race_binary": "White"}
 _ENCODINGS = ["one-hot", "datasift-authors"]
 
-# The integer codes of the DataSift authors' public code (REPRODUCTION-NOTES, paper 000).
+# The integer codes of the DataSift authors' public code (REPRODUCTION-NOTES, Hasan & Pradhan).
 _WORKCLASS_CODE = {
     "Never-worked": 0,
     "Without-pay": 1,
@@ -108,21 +108,21 @@ def load_adult(
 ) -> FairDataset:
     """Load UCI Adult (bundled): predict whether income exceeds $50K.
 
-    The dataset of DataSift (paper 000, §4.1.1, Table 1: sex, minority Female), Aopt (paper
-    001, §5 and Appendix E: four race x sex groups), DADI (paper 002, §4: gender, 45,222 rows)
-    and Balanced filtering (paper 003, §5: race). The label is 1 for ``>50K`` (the
+    The dataset of DataSift (Hasan & Pradhan, §4.1.1, Table 1: sex, minority Female), Aopt (paper
+    001, §5 and Appendix E: four race x sex groups), DADI (Bakker et al., §4: gender, 45,222 rows)
+    and Balanced filtering (Deng et al., §5: race). The label is 1 for ``>50K`` (the
     favourable outcome); the test file's labels carry a trailing ``.``, which is removed.
     Categorical features are one-hot encoded; ``feature_groups`` maps each of the 12
     non-sensitive attributes to its columns, so one acquisition buys a whole attribute.
     ``encoding="datasift-authors"`` gives instead the eight integer-coded features of the
-    DataSift authors' code (paper 000, Table 1: "8 features").
+    DataSift authors' code (Hasan & Pradhan, Table 1: "8 features").
 
     Parameters
     ----------
     sensitive : {"sex", "race", "race_binary"} or tuple of them, default="sex"
         Attribute(s) defining the groups. ``"race"`` keeps the five raw values;
         ``"race_binary"`` is White vs non-White. A tuple gives intersectional groups, e.g.
-        ``("race_binary", "sex")`` for the four groups of paper 001.
+        ``("race_binary", "sex")`` for the four groups of Shekhar et al.
     split : {"all", "train", "test"}, default="all"
         ``"train"`` is ``adult.data`` (32,561 rows before dropping), ``"test"`` is
         ``adult.test`` (16,281 rows); columns are the same for all three.

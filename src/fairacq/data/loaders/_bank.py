@@ -1,4 +1,4 @@
-"""UCI Bank Marketing (bank-full), bundled: the multi-group dataset of paper 003."""
+"""UCI Bank Marketing (bank-full), bundled: the multi-group dataset of Deng et al."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def load_bank_marketing(
 ) -> FairDataset:
     """Load UCI Bank Marketing (bundled ``bank-full.csv``): predict a term-deposit subscription.
 
-    Balanced filtering (paper 003, §5, Figures 1 and 3) uses "45211 samples ... and a
+    Balanced filtering (Deng et al., §5, Figures 1 and 3) uses "45211 samples ... and a
     sensitive attribute of job type". The paper merges no job values, so all **12 job
     groups** are kept as they are, ``"unknown"`` (288 rows) included; there is no
     conventional privileged job, so ``privileged`` is ``None`` for ``sensitive="job"``. The

@@ -1,4 +1,4 @@
-"""ProPublica COMPAS two-year recidivism, bundled: the COMPAS set-up of Fair-A3SL (paper 004)."""
+"""ProPublica COMPAS two-year recidivism, bundled: the COMPAS set-up of Fair-A3SL."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def load_compas(
     ``c_jail_out - c_jail_in``, clipped at 0; the 307 rows without dates get 0 and
     ``length_of_stay_missing = 1``, bought together with it).
 
-    Fair-A3SL (paper 004, §5.2) reproduces its "COMPAS Scores" row on the **unfiltered**
+    Fair-A3SL (Zhang & Ramesh, §5.2) reproduces its "COMPAS Scores" row on the **unfiltered**
     7,214 rows with African-American against everyone else:
     ``load_compas(filter=None, race_groups="aa_vs_rest")``.
 
@@ -67,7 +67,7 @@ def load_compas(
         Whether ``X`` also holds one-hot ``race`` (six values) and ``sex``.
     include_scores : bool, default=False
         Whether ``X`` also holds COMPAS's own ``decile_score`` and one-hot ``score_text``
-        (the tool's prediction, paper 004's "COMPAS Scores" baseline: Medium/High = 1).
+        (the tool's prediction, Zhang & Ramesh's "COMPAS Scores" baseline: Medium/High = 1).
 
     Returns
     -------

@@ -44,7 +44,7 @@ def load_give_me_some_credit(
 ) -> FairDataset:
     """Load Give Me Some Credit from the local data directory: predict serious delinquency.
 
-    DataSift's "Credit" dataset (paper 000, §4.1.1, Table 1: 150,000 rows, minority group
+    DataSift's "Credit" dataset (Hasan & Pradhan, §4.1.1, Table 1: 150,000 rows, minority group
     **age < 35**, 12.8 % of rows, label "serious delay in 2 years"). The label is
     ``SeriousDlqin2yrs``: **1 = a serious delinquency within two years** (the papers'
     positive class, 10,026 rows); for the borrower the favourable outcome is 0.

@@ -1,6 +1,6 @@
 """One-hot encoding that remembers which columns came from which original feature.
 
-An acquisition action buys a whole categorical feature at once (DADI, paper 002, §4: "we
+An acquisition action buys a whole categorical feature at once (DADI, Bakker et al., §4: "we
 combine multiple one-hot encoded binary features that stem from the same categorical feature
 into a single action"), so every loader records ``feature_groups``: original feature name ->
 the columns that encode it.

@@ -1,4 +1,4 @@
-"""Statlog German credit, bundled: the second UCI dataset of Aopt (paper 001, Appendix E)."""
+"""Statlog German credit, bundled: the second UCI dataset of Aopt (Shekhar et al., Appendix E)."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def load_german(
 ) -> FairDataset:
     """Load Statlog German credit (bundled): predict good credit.
 
-    Used by Aopt (paper 001, Appendix E: "the German dataset, another UCI ML Repository
+    Used by Aopt (Shekhar et al., Appendix E: "the German dataset, another UCI ML Repository
     dataset"). The label is **1 = good credit** (class 1, 700 of 1,000 rows), the favourable
     outcome; class 2 (bad) becomes 0. The 12 categorical attributes keep UCI's codes
     (``A11`` ... ``A202``, see ``german.doc``) and are one-hot encoded.

@@ -1,4 +1,4 @@
-"""MovieLens 100K, from the local data directory: the recommender data of Fair-A3SL (paper 004)."""
+"""MovieLens 100K, from the local data directory: the recommender data of Fair-A3SL."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ class MovieLens100k:
         seconds), in the order of ``u.data``.
     users : pandas.DataFrame
         943 rows: ``user_id``, ``age``, ``gender`` (``"M"``/``"F"``; the sensitive attribute
-        of paper 004), ``occupation``, ``zip_code`` (a string).
+        of Zhang & Ramesh), ``occupation``, ``zip_code`` (a string).
     items : pandas.DataFrame
         1,682 rows: ``item_id``, ``title``, ``release_date`` (datetime, NaT when unknown),
         ``video_release_date``, ``imdb_url`` and one 0/1 column per genre.
@@ -97,7 +97,7 @@ def _load(data_dir: str | os.PathLike[str] | None) -> MovieLens100k:
 def load_movielens_100k(*, data_dir: str | os.PathLike[str] | None = None) -> MovieLens100k:
     """Load the raw MovieLens 100K tables (ratings, users, items) from the local data directory.
 
-    Fair-A3SL (paper 004, §5.3) learns fair recommender rules on these ratings with user
+    Fair-A3SL (Zhang & Ramesh, §5.3) learns fair recommender rules on these ratings with user
     gender as the sensitive attribute. MovieLens may not be redistributed (GroupLens
     licence), so it is never bundled: the files ``u.data.gz`` (or ``u.data``), ``u.user``,
     ``u.item`` (Latin-1) and ``u.genre`` are read from ``<data directory>/movielens-100k/``.
@@ -147,7 +147,7 @@ def load_movielens_ratings(
     threshold : int, default=4
         Smallest rating counted as positive (1-5).
     sensitive : {"gender"}, default="gender"
-        The rater's gender, ``"M"``/``"F"`` (privileged ``"M"``; paper 004, §5.3).
+        The rater's gender, ``"M"``/``"F"`` (privileged ``"M"``; Zhang & Ramesh, §5.3).
     include_sensitive_features : bool, default=False
         Whether ``X`` also holds one-hot ``gender``.
     data_dir : path-like or None, default=None

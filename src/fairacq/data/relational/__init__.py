@@ -1,4 +1,4 @@
-"""Relational data sets (paper 004): observed and target atoms, their truth, fairness groups.
+"""Relational data sets (Zhang & Ramesh): observed and target atoms, their truth, fairness groups.
 
 :class:`RelationalData` holds one data set as predicate tables (argument columns, then
 ``value``): the observations, the target atoms, their truth, and the protected and

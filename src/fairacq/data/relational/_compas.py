@@ -1,4 +1,4 @@
-"""COMPAS (ProPublica) as predicates with 5-fold cross-validation (paper 004, §5.2).
+"""COMPAS (ProPublica) as predicates with 5-fold cross-validation (Zhang & Ramesh, §5.2).
 
 Two sources give the same predicates over the same 7,214 defendants (``user`` = ProPublica's
 ``id``): ``source="bundled"`` builds them from the bundled two-year file (all rows, no
@@ -241,7 +241,7 @@ def load_compas_relational(
     random_state: int | np.random.Generator | None = 0,
     data_dir: str | os.PathLike[str] | None = None,
 ) -> RelationalData:
-    """Load COMPAS as predicates for one cross-validation fold (paper 004, §5.2).
+    """Load COMPAS as predicates for one cross-validation fold (Zhang & Ramesh, §5.2).
 
     The target is ``recidivist(U)`` (two-year recidivism); the protected group is the
     African-American defendants' atoms against everyone else's. ``metadata["favourable"]``
@@ -318,7 +318,7 @@ def load_compas_relational(
             f"(there are {k} folds). Got {fold} instead."
         )
     meta: dict[str, object] = {
-        "paper": "Zhang & Ramesh (paper 004) §5.2; ProPublica COMPAS, unfiltered 7,214 rows",
+        "paper": "Zhang & Ramesh §5.2; ProPublica COMPAS, unfiltered 7,214 rows",
         "source": source,
         "fold": fold,
         "split": None if fold is None else split,

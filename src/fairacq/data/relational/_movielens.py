@@ -1,6 +1,6 @@
-"""MovieLens 100K as relational data for a HyPER-style recommender (paper 004, §5.3).
+"""MovieLens 100K as relational data for a HyPER-style recommender (Zhang & Ramesh, §5.3).
 
-Ratings are scaled to ``[0, 1]`` as ``rating / 5`` (paper 004 "converts the ratings to range
+Ratings are scaled to ``[0, 1]`` as ``rating / 5`` (Zhang & Ramesh "converts the ratings to range
 between 0 and 1"; its Table 10 averages, 0.69-0.73, are on this scale) and split into
 ``n_folds`` seeded folds. For fold ``k``, ``split="test"`` observes the ratings of the other
 folds and targets fold ``k``; ``split="train"`` (for weight learning) targets fold
@@ -190,7 +190,7 @@ def load_movielens_relational(
     random_state: int | None = 0,
     data_dir: str | os.PathLike[str] | None = None,
 ) -> RelationalData:
-    """Load one fold of MovieLens 100K as relational data (paper 004, §5.3).
+    """Load one fold of MovieLens 100K as relational data (Zhang & Ramesh, §5.3).
 
     The predicates and the fold scheme are in the module docstring. Target: ``rating(U,
     I)``; protected: the female users' target ratings. ``metadata["favourable"] == 1``.
@@ -413,7 +413,7 @@ def _observations(
 def _metadata(params: dict[str, Any], mf_test_mse: float) -> dict[str, object]:
     """Return the metadata of one fold: its parameters and the factorisation's test MSE."""
     return {
-        "paper": "Zhang & Ramesh (paper 004) §5.3; MovieLens 100K (GroupLens)",
+        "paper": "Zhang & Ramesh §5.3; MovieLens 100K (GroupLens)",
         "fold": params["fold"],
         "split": params["split"],
         "n_folds": params["n_folds"],

@@ -1,4 +1,4 @@
-"""The paper-review network of paper 004 (§5.1) as relational data.
+"""The paper-review network of Zhang & Ramesh (§5.1) as relational data.
 
 Two sources give the same predicates: the generator
 :func:`fairacq.data.synthetic.make_paper_review` and :func:`load_paper_review`, which reads one
@@ -158,7 +158,7 @@ def paper_review_data(
 ) -> RelationalData:
     """Choose the targets and the protected group of paper-review data anew.
 
-    Paper 004 (§5.1) trains on one sample of the network and tests on another (100 papers,
+    Zhang & Ramesh (§5.1) trains on one sample of the network and tests on another (100 papers,
     30 reviewers, 2 reviews per paper, ``theta1 = 0.5``, ``theta2 = 0.9``). Every predicate
     with known values (the observations and the targets' truth) is pooled, and the chosen
     ones become the targets.
@@ -376,7 +376,7 @@ def load_paper_review(
         tables[name] = _read_predicate(path, name)
     meta: dict[str, object] = {
         "source": f"fair-a3sl/biasedPaperReview/bias{sample}",
-        "paper": "Zhang & Ramesh (paper 004) §5.1; authors' samples, theta1 = 0.6",
+        "paper": "Zhang & Ramesh §5.1; authors' samples, theta1 = 0.6",
         "protected": protected,
     }
     return _build(tables, chosen, protected, meta)

@@ -7,7 +7,7 @@ relational family grounds rules on it through its closed-world store
 (``fairacq.relational.Database.from_data``). ``protected`` and ``unprotected`` list the target
 atoms of the *fairness predicate* (named in ``metadata["fairness_predicate"]``) that belong to
 each group; :meth:`group_variables` turns them into variable indices of a grounded model for
-the fairness constraints of paper 004 §4.2.
+the fairness constraints of Zhang & Ramesh §4.2.
 """
 
 from __future__ import annotations

@@ -2,13 +2,13 @@
 
 Each generator reproduces a data set a paper builds for its experiments:
 
-- :class:`SyntheticModel1` and :class:`SyntheticModel2` (paper 001, §2.2 and §5): two groups
+- :class:`SyntheticModel1` and :class:`SyntheticModel2` (Shekhar et al., §2.2 and §5): two groups
   whose classes are Gaussian components in R^2. ``sample(group, n)`` draws one group,
   ``sample_mixture(pi, n)`` a mixture, ``linear_accuracy`` gives a linear classifier's exact
   accuracy per group; ``make_synthetic_model1`` / ``make_synthetic_model2`` return a
   :class:`~fairacq.data.FairDataset`.
-- :func:`make_scaled_adult` (paper 000, §4.5): grows a dataset (Adult) to up to 10^6 rows.
-- :func:`make_paper_review` (paper 004, §5.1, Table 2): the paper-review Bayesian network as
+- :func:`make_scaled_adult` (Hasan & Pradhan, §4.5): grows a dataset (Adult) to up to 10^6 rows.
+- :func:`make_paper_review` (Zhang & Ramesh, §5.1, Table 2): the paper-review Bayesian network as
   :class:`~fairacq.data.relational.RelationalData` (observed and target predicate tables, the
   targets' truth and the authors' protected group).
 

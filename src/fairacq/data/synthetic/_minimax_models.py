@@ -1,4 +1,4 @@
-"""Synthetic Models 1 and 2 of Shekhar et al. (paper 001): two groups, two classes, two features.
+"""Synthetic Models 1 and 2 of Shekhar et al. (2021): two groups, two classes, two features.
 
 Each group's features follow a mixture of isotropic Gaussian components, each component carrying
 one label. That one representation serves both models, gives exact sampling, and gives the exact
@@ -226,7 +226,7 @@ class _GaussianGroupModel:
             name=self.name,
             metadata={
                 "source": f"fairacq.data.synthetic ({type(self).__name__})",
-                "paper": f"Shekhar et al. 2021 (paper 001) {section}",
+                "paper": f"Shekhar et al. 2021 {section}",
                 "favourable_label": 1,
                 "pi_u": pi_u,
                 "licence": "generated data, no restriction",
@@ -264,7 +264,7 @@ def _two_class(
 
 
 class SyntheticModel1(_GaussianGroupModel):
-    """Synthetic Model 1 of Shekhar et al. 2021 (paper 001, §2.2, Definition 1), instances I, II.
+    """Synthetic Model 1 of Shekhar et al. 2021 (§2.2, Definition 1), instances I, II.
 
     ``X`` in R^2, ``Y`` in {0, 1}, ``Z`` in {u, v}; ``P(Y=1 | Z=z) = 0.5`` and
     ``X | Y=y, Z=z ~ N(mu_yz, I_2)``. The text lost the minus signs of the means. Of the
@@ -349,7 +349,7 @@ class SyntheticModel1(_GaussianGroupModel):
 
 
 class SyntheticModel2(_GaussianGroupModel):
-    """Synthetic Model 2 of Shekhar et al. 2021 (paper 001, §5, Fig. 7): hard and sparse groups.
+    """Synthetic Model 2 of Shekhar et al. 2021 (§5, Fig. 7): hard and sparse groups.
 
     Definition 4 (the paper's Appendix E) is not in the text we have; this construction follows
     §5's description. Group ``u`` (red) is hard: its classes overlap,
@@ -426,7 +426,7 @@ def make_synthetic_model1(
     *,
     random_state: Any = None,
 ) -> FairDataset:
-    """Draw a :class:`FairDataset` from Synthetic Model 1 (paper 001, §2.2).
+    """Draw a :class:`FairDataset` from Synthetic Model 1 (Shekhar et al., §2.2).
 
     Parameters
     ----------
@@ -462,7 +462,7 @@ def make_synthetic_model1(
 def make_synthetic_model2(
     n: int = 1000, pi_u: float = 0.5, *, random_state: Any = None
 ) -> FairDataset:
-    """Draw a :class:`FairDataset` from Synthetic Model 2 (paper 001, §5, Fig. 7).
+    """Draw a :class:`FairDataset` from Synthetic Model 2 (Shekhar et al., §5, Fig. 7).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""The paper-review Bayesian network of Zhang & Ramesh (paper 004, §5.1, Table 2).
+"""The paper-review Bayesian network of Zhang & Ramesh (§5.1, Table 2).
 
 Papers are written by authors (students or not) from institutes (high rank or not); each paper
 is of high quality or not and gets two reviews, whose chance of being positive depends on
@@ -54,7 +54,7 @@ def make_paper_review(
     preset: Literal["paper", "authors"] = "paper",
     random_state: Any = None,
 ) -> RelationalData:
-    """Sample the paper-review Bayesian network of paper 004 (§5.1, Table 2).
+    """Sample the paper-review Bayesian network of Zhang & Ramesh (§5.1, Table 2).
 
     Zhang & Ramesh follow Farnadi et al. (2018): 100 papers, each by its own author, 30
     reviewers, 2 distinct random reviewers per paper, and Table 2's review probabilities with
@@ -148,7 +148,7 @@ def make_paper_review(
     tables = _tables(authors, order, positive, summary, n_reviewers)
     metadata: dict[str, object] = {
         "source": "fairacq.data.synthetic.make_paper_review",
-        "paper": "Zhang & Ramesh (paper 004) §5.1, Table 2; after Farnadi et al. 2018",
+        "paper": "Zhang & Ramesh §5.1, Table 2; after Farnadi et al. 2018",
         "preset": preset,
         "n_papers": n_papers,
         "n_reviewers": n_reviewers,

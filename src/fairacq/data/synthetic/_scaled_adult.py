@@ -1,4 +1,4 @@
-"""DataSift's scaled-up Adult (paper 000, §4.5): a dataset grown to up to 10^6 rows."""
+"""DataSift's scaled-up Adult (Hasan & Pradhan, §4.5): a dataset grown to up to 10^6 rows."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def make_scaled_adult(
 ) -> FairDataset:
     """Grow ``base`` to ``n_rows`` rows with synthetic rows resembling its own.
 
-    Implements the data of DataSift's scalability study (Hasan & Pradhan, paper 000, §4.5):
+    Implements the data of DataSift's scalability study (Hasan & Pradhan, §4.5):
     "Using the AdultIncome dataset, we synthetically generate additional data points to control
     the dataset size, which ranges from the original size up to 10^6 data points." The paper
     does not say how; fairacq keeps every original row and appends ``n_rows - len(base)`` rows,
@@ -118,7 +118,7 @@ def make_scaled_adult(
             "scaled_from": base.name,
             "n_original": len(base),
             "noise": float(noise),
-            "scaling": "paper 000 §4.5; resampled rows with small noise on numeric columns",
+            "scaling": "Hasan & Pradhan §4.5; resampled rows with small noise on numeric columns",
         }
     )
     return FairDataset(

@@ -396,7 +396,7 @@ register(
     ExperimentSpec(
         name="aopt-digits",
         family="sampling",
-        paper="001 Figs. 3b, 4a, 5 (digits instead of Fashion MNIST)",
+        paper="Shekhar et al. Figs. 3b, 4a, 5 (digits instead of Fashion MNIST)",
         title="8x8 digit pairs, one CNN: Aopt vs epsilon-greedy vs Uniform vs Greedy",
         config_cls=DigitsConfig,
         run=run_digits,  # type: ignore[arg-type]

@@ -335,7 +335,7 @@ register(
     ExperimentSpec(
         name="aopt-fig1",
         family="sampling",
-        paper="001 Fig. 1",
+        paper="Shekhar et al. Fig. 1",
         title="Per-group accuracy against the training mixture; locate pi*(u)",
         config_cls=Fig1Config,
         run=run_fig1,  # type: ignore[arg-type]
@@ -345,7 +345,7 @@ register(
     ExperimentSpec(
         name="aopt-fig2",
         family="sampling",
-        paper="001 Fig. 2",
+        paper="Shekhar et al. Fig. 2",
         title="Convergence of pi_n(u) to pi*(u): Aopt vs epsilon-greedy vs Greedy",
         config_cls=Fig2Config,
         run=run_fig2,  # type: ignore[arg-type]
@@ -355,7 +355,7 @@ register(
     ExperimentSpec(
         name="aopt-fig6",
         family="sampling",
-        paper="001 Fig. 6",
+        paper="Shekhar et al. Fig. 6",
         title="Synthetic Model 2: Aopt+ vs Aopt vs Greedy (easy group's accuracy)",
         config_cls=Fig6Config,
         run=run_fig6,  # type: ignore[arg-type]

@@ -608,7 +608,7 @@ register(
     ExperimentSpec(
         name="aopt-german",
         family="sampling",
-        paper="001 App. E (German; not in our copy)",
+        paper="Shekhar et al. App. E (German; not in our copy)",
         title="German credit, sex x age, exact LR: Aopt vs epsilon-greedy vs Uniform",
         config_cls=GermanConfig,
         run=run_german,  # type: ignore[arg-type]
@@ -618,7 +618,7 @@ register(
     ExperimentSpec(
         name="aopt-adult-ceiling",
         family="sampling",
-        paper="001 Fig. 3a (acceptance check)",
+        paper="Shekhar et al. Fig. 3a (acceptance check)",
         title="Adult: best worst-group accuracy of LR beside Aopt's at budget 2,000",
         config_cls=CeilingConfig,
         run=run_adult_ceiling,  # type: ignore[arg-type]

@@ -545,7 +545,7 @@ register(
     ExperimentSpec(
         name="dadi-fig2",
         family="features",
-        paper="002 Fig. 2a-c",
+        paper="Bakker et al. Fig. 2a-c",
         title="Adult (gender): DADI disparity/AUC vs 1 - gamma; Pareto front vs static selection",
         config_cls=DadiFig2Config,
         run=run_dadi_fig2,  # type: ignore[arg-type]
@@ -556,7 +556,7 @@ register(
     ExperimentSpec(
         name="dadi-fig2-second",
         family="features",
-        paper="002 Fig. 2d-f",
+        paper="Bakker et al. Fig. 2d-f",
         title="Second dataset (ACS Income by sex, else Bank Marketing by age): DADI trade-off",
         config_cls=DadiFig2SecondConfig,
         run=run_dadi_fig2,  # type: ignore[arg-type]

@@ -213,7 +213,7 @@ register(
     ExperimentSpec(
         name="datasift-fig7",
         family="acquisition",
-        paper="000 Fig. 7",
+        paper="Hasan & Pradhan Fig. 7",
         title="Ablations: batch size, alpha, GMM vs column partitions, reward share",
         config_cls=AblationConfig,
         run=run_ablation,  # type: ignore[arg-type]

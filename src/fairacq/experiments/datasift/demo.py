@@ -139,7 +139,7 @@ SPEC = register(
     ExperimentSpec(
         name="demo-datasift",
         family="acquisition",
-        paper="000 §4.3 (Fig. 5, Adult)",
+        paper="Hasan & Pradhan §4.3 (Fig. 5, Adult)",
         title="DataSift-Inf vs Random on bundled Adult: fairness and accuracy vs rows acquired",
         config_cls=DemoConfig,
         run=run_demo,  # type: ignore[arg-type]

@@ -168,7 +168,7 @@ register(
     ExperimentSpec(
         name="datasift-fig8",
         family="acquisition",
-        paper="000 Figs. 8-9",
+        paper="Hasan & Pradhan Figs. 8-9",
         title="Scalability: fairness, run time and batch time against pool size (to 10^6)",
         config_cls=ScalingConfig,
         run=run_scaling,  # type: ignore[arg-type]

@@ -205,7 +205,7 @@ register(
     ExperimentSpec(
         name="filtering-intersect",
         family="filtering",
-        paper="003 App. A.2",
+        paper="Deng et al. App. A.2",
         title="Adult (race x sex, intersecting groups): alpha vs beta for every proxy",
         config_cls=IntersectConfig,
         run=run_intersect,  # type: ignore[arg-type]

@@ -273,7 +273,7 @@ register(
     ExperimentSpec(
         name="filtering-fig3",
         family="filtering",
-        paper="003 Fig. 3",
+        paper="Deng et al. Fig. 3",
         title="Bank Marketing (job): group shares before / after filtering, alpha 0, 0.1, 0.2",
         config_cls=GroupSharesConfig,
         run=run_group_shares,  # type: ignore[arg-type]
@@ -283,7 +283,7 @@ register(
     ExperimentSpec(
         name="filtering-fig4",
         family="filtering",
-        paper="003 Fig. 4",
+        paper="Deng et al. Fig. 4",
         title="Adult (race): heat maps of the proxy's conditional distribution matrix",
         config_cls=HeatmapConfig,
         run=run_group_heatmaps,  # type: ignore[arg-type]

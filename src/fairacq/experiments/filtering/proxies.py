@@ -411,7 +411,7 @@ register(
     ExperimentSpec(
         name="filtering-fig1",
         family="filtering",
-        paper="003 Figs. 1, 3",
+        paper="Deng et al. Figs. 1, 3",
         title="Bank Marketing (job): alpha vs beta for every proxy; group shares",
         config_cls=FilteringConfig,
         run=run_filtering,  # type: ignore[arg-type]
@@ -421,7 +421,7 @@ register(
     ExperimentSpec(
         name="filtering-fig2",
         family="filtering",
-        paper="003 Fig. 2",
+        paper="Deng et al. Fig. 2",
         title="Adult (race): alpha vs beta for every proxy",
         config_cls=Fig2Config,
         run=run_filtering,  # type: ignore[arg-type]

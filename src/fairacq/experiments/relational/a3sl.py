@@ -1002,7 +1002,7 @@ register(
     ExperimentSpec(
         name="a3sl-paper-review",
         family="relational",
-        paper="004 Tables 3-5",
+        paper="Zhang & Ramesh Tables 3-5",
         title="Paper-review network: Sensitive-A3SL and Fair-A3SL 1-3 (rules, RD, EO, AUC)",
         config_cls=A3slPaperReviewConfig,
         run=run_a3sl_paper_review,  # type: ignore[arg-type]
@@ -1012,7 +1012,7 @@ register(
     ExperimentSpec(
         name="a3sl-compas",
         family="relational",
-        paper="004 Tables 6-9",
+        paper="Zhang & Ramesh Tables 6-9",
         title="COMPAS, 5-fold CV: Fair-A3SL rules without race, RD and AUC-ROC per fold",
         config_cls=A3slCompasConfig,
         run=run_a3sl_compas,  # type: ignore[arg-type]
@@ -1022,7 +1022,7 @@ register(
     ExperimentSpec(
         name="a3sl-movielens",
         family="relational",
-        paper="004 Tables 11-13",
+        paper="Zhang & Ramesh Tables 11-13",
         title="MovieLens 100K: Fair-A3SL non-parity and MSE against matrix factorisation",
         config_cls=A3slMovieLensConfig,
         run=run_a3sl_movielens,  # type: ignore[arg-type]

@@ -1,4 +1,4 @@
-"""DADI's parts: the agent that acquires features person by person (paper 002).
+"""DADI's parts: the agent that acquires features person by person (Bakker et al.).
 
 The action space of feature groups plus STOP (``_actions.py``), the terminal rewards of
 eq. (2) (``_rewards.py``), the MDP as a gymnasium environment (``_env.py``), the set encoder

@@ -1,6 +1,6 @@
 """The action space of DADI: one action per feature group, plus STOP.
 
-DADI (paper 002, §4 "Datasets") buys the one-hot columns of a categorical feature together:
+DADI (Bakker et al., §4 "Datasets") buys the one-hot columns of a categorical feature together:
 ``marital=divorced``, ``marital=married`` and ``marital=single`` are one action. An
 :class:`ActionSpace` maps the columns of a feature table to such actions, in column order,
 and appends the STOP action (index ``n_actions``). Without grouping information every column

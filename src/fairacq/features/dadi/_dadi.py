@@ -1,6 +1,6 @@
 """The DADI estimator: fit the agent, then reveal features individual by individual.
 
-Implements DADI (Bakker et al., paper 002): a deep Q-learning agent decides, for each
+Implements DADI (Bakker et al.): a deep Q-learning agent decides, for each
 individual, which feature group to reveal next and when to stop, rewarded at the end by
 eq. (2), the classifier's loss traded against an adversary's loss with ``gamma``. Training
 follows Appendix B: pre-training of the label classifier and the adversary on randomly
@@ -93,7 +93,7 @@ class Acquisition:
 
 
 class DADI(Strategy):
-    """Fair per-individual feature acquisition by adversarial deep Q-learning (paper 002).
+    """Fair per-individual feature acquisition by adversarial deep Q-learning (Bakker et al.).
 
     For each individual an agent reveals feature groups one by one and stops when the
     expected reward of eq. (2), ``-(1 - gamma) L_C + gamma L_A``, is highest: a third party's

@@ -1,6 +1,6 @@
 """Which observed columns enter DADI's set encoder as elements.
 
-Appendix A of paper 002 makes every observed column an element ``[x_j, I(j)]`` of the set,
+Appendix A of Bakker et al. makes every observed column an element ``[x_j, I(j)]`` of the set,
 so an observed categorical feature with ``k`` one-hot columns gives ``k`` elements, ``k - 1``
 of them zeros. Their zeros carry no information once the group is known to be observed: the
 one hot column (or, for an all-zero group, the fact that none is hot) says it all.

@@ -1,4 +1,4 @@
-"""The set encoder of DADI (paper 002, Appendix A), batched with padding masks.
+"""The set encoder of DADI (Bakker et al., Appendix A), batched with padding masks.
 
 Each observed feature ``j`` becomes ``u_j = [x_j, I(j)]`` (its value and a one-hot position)
 and a shared memory network (two hidden layers of 64 ReLU units, 32 outputs; Appendix B) maps
@@ -30,7 +30,7 @@ __all__ = ["SetEncoder", "reset_parameters"]
 
 
 class SetEncoder(nn.Module):
-    """Encode sets of observed feature values into one vector each (paper 002, Appendix A).
+    """Encode sets of observed feature values into one vector each (Bakker et al., Appendix A).
 
     Parameters
     ----------

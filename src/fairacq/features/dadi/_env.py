@@ -1,4 +1,4 @@
-"""DADI's Markov decision process as a :class:`gymnasium.Env` (paper 002, §3 "MDP").
+"""DADI's Markov decision process as a :class:`gymnasium.Env` (Bakker et al., §3 "MDP").
 
 One episode is one individual: the state is the set of feature values acquired so far,
 the actions are the feature groups not yet acquired plus STOP, and the only reward comes at

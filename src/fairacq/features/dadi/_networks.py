@@ -1,4 +1,4 @@
-"""DADI's networks (paper 002, Fig. 1 and Appendix B).
+"""DADI's networks (Bakker et al., Fig. 1 and Appendix B).
 
 :class:`AgentNetwork` is Fig. 1(a): one set encoder ``f_theta`` feeding both the label
 classifier ``g_psi`` (one logit) and the Q-network ``pi_phi`` (one value per feature-group

@@ -1,4 +1,4 @@
-"""Pre-training of DADI's encoder + classifier pairs (paper 002, Appendix B "Pretraining").
+"""Pre-training of DADI's encoder + classifier pairs (Bakker et al., Appendix B "Pretraining").
 
 Both pairs (label classifier ``f_theta, g_psi`` and adversary ``f_chi, g_omega``) learn from
 complete and randomly incomplete feature sets: for each incomplete row a drop probability

@@ -1,4 +1,4 @@
-"""Joint training of DADI's agent, classifier and adversary (paper 002, Appendix B).
+"""Joint training of DADI's agent, classifier and adversary (Bakker et al., Appendix B).
 
 ``n_parallel`` agents (64 in the paper), one per training individual, act in one batched,
 tensor-valued environment: the state of agent ``k`` is its individual's row index and the
@@ -58,7 +58,7 @@ CHECKPOINT_META = "checkpoint.json"
 
 @dataclass(frozen=True)
 class JointConfig:
-    """Hyper-parameters of the joint phase (defaults: paper 002, Appendix B)."""
+    """Hyper-parameters of the joint phase (defaults: Bakker et al., Appendix B)."""
 
     gamma: float = 0.5
     reward: str = "gnl1"

@@ -1,4 +1,4 @@
-"""DADI's terminal reward (paper 002, eq. 2) and its two adversary losses (eqs. 5 and 6).
+"""DADI's terminal reward (Bakker et al., eq. 2) and its two adversary losses (eqs. 5 and 6).
 
 All functions are vectorised over a batch of episodes and work on numpy arrays (the training
 loop hands over detached probabilities; no gradient flows through a reward). The adversary's

@@ -1,4 +1,4 @@
-"""The proxies of the balanced filter and what builds them (paper 003).
+"""The proxies of the balanced filter and what builds them (Deng et al.).
 
 A proxy ``z_hat(x)`` predicts a few values from a candidate's features, standing in for the
 sensitive group the filter may not see: the naive and QP regression / tree proxies and the

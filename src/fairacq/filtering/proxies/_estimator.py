@@ -1,6 +1,6 @@
 """A user's scikit-learn classifier as the predictor of a naive or QP proxy.
 
-The naive and QP proxies (paper 003, §5) predict the group with a classifier; by default a
+The naive and QP proxies (Deng et al., §5) predict the group with a classifier; by default a
 multinomial logistic regression or a decision tree, fitted here and saved as plain arrays
 (:class:`~fairacq.filtering.LinearRule`, :class:`~fairacq.filtering.TreeRule`). Any other
 classifier may stand in (``estimator=``: a name of :func:`fairacq.models.make_learner`,

@@ -1,4 +1,4 @@
-"""Algorithm 3 (paper 003, §4.2, App. A.4): learn a randomized split by a Lagrangian game.
+"""Algorithm 3 (Deng et al., §4.2, App. A.4): learn a randomized split by a Lagrangian game.
 
 At a leaf ``V`` with sample weights ``w`` (Definition 10), the split ``h`` should minimise
 the progress objective of Lemma 4 (Program 3),
@@ -59,7 +59,7 @@ class SplitGameResult:
 def paired_regression_oracle(
     X: NDArray[np.float64], cost0: NDArray[np.float64], cost1: NDArray[np.float64]
 ) -> LinearRule:
-    """Return the paired regression classifier of paper 003, Definition 14.
+    """Return the paired regression classifier of Deng et al., Definition 14.
 
     Two least-squares regressions predict the cost of labelling 0 and 1; the rule answers
     the cheaper label. As least squares is linear in its target, this is one regression of
@@ -147,7 +147,7 @@ def play_split_game(
     learning_rate: float = 5.0,
     group_sizes: Sequence[int] | None = None,
 ) -> SplitGameResult:
-    """Run Algorithm 3 of paper 003 at one leaf and return the randomized split.
+    """Run Algorithm 3 of Deng et al. at one leaf and return the randomized split.
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Naive and QP proxies of paper 003 (§5): predict the group, then set admission rates.
+"""Naive and QP proxies of Deng et al. (§5): predict the group, then set admission rates.
 
 - Naive Regression / Naive Decision Tree: a multinomial logistic regression or a decision
   tree predicts the group; the same number of candidates is admitted per predicted group
@@ -671,7 +671,7 @@ class _RegressionRule:
 
 
 class NaiveRegressionProxy(_RegressionRule, _LabelProxy):
-    """Naive Regression proxy (paper 003, §5 item 1).
+    """Naive Regression proxy (Deng et al., §5 item 1).
 
     A multinomial logistic regression predicts the group; the filter admits the same number
     of candidates per predicted group (rho_j proportional to ``target_j / r_hat_j``).
@@ -734,7 +734,7 @@ class NaiveRegressionProxy(_RegressionRule, _LabelProxy):
 
 
 class QPRegressionProxy(_RegressionRule, _LabelProxy):
-    """QP Regression proxy (paper 003, §5 item 2): logistic regression + Algorithm 1.
+    """QP Regression proxy (Deng et al., §5 item 2): logistic regression + Algorithm 1.
 
     Parameters
     ----------
@@ -801,7 +801,7 @@ class QPRegressionProxy(_RegressionRule, _LabelProxy):
 
 
 class NaiveTreeProxy(_LabelProxy):
-    """Naive Decision Tree proxy (paper 003, §5 item 1).
+    """Naive Decision Tree proxy (Deng et al., §5 item 1).
 
     A decision tree predicts the group; the filter admits the same number of candidates per
     predicted group.
@@ -867,7 +867,7 @@ class NaiveTreeProxy(_LabelProxy):
 
 
 class QPTreeProxy(_LabelProxy):
-    """QP Decision Tree proxy (paper 003, §5 item 2): decision tree + Algorithm 1.
+    """QP Decision Tree proxy (Deng et al., §5 item 2): decision tree + Algorithm 1.
 
     Parameters
     ----------

@@ -1,7 +1,7 @@
 """Portable prediction rules behind a proxy: a linear argmax rule and a decision tree.
 
 A fitted scikit-learn model is turned into one of these plain-array rules, so that the
-proxy predicts with the same code after fitting and after loading from JSON (paper 003's
+proxy predicts with the same code after fitting and after loading from JSON (Deng et al.'s
 proxies are multinomial logistic regressions and decision trees, §5).
 """
 
@@ -105,7 +105,7 @@ class TreeRule:
 
 @dataclass(frozen=True)
 class RandomizedTreeRule:
-    """A tree of randomized splitting functions (paper 003, Definitions 9-10).
+    """A tree of randomized splitting functions (Deng et al., Definitions 9-10).
 
     Each internal node holds several deterministic binary rules; a candidate goes to the
     node's ``one`` child with probability equal to the share of rules answering 1

@@ -2,7 +2,7 @@
 
 The file holds the prediction rule (arrays), feature names, group names, the in-sample
 conditional distribution matrix ``A`` (aggregate shares), the proxy marginal, ``rho`` and
-the target: enough to run Algorithm 2 (paper 003, §3) on new candidates. A proxy for
+the target: enough to run Algorithm 2 (Deng et al., §3) on new candidates. A proxy for
 intersecting group classes (App. A.2) also stores the class names and their groups. A
 :class:`TableProxy` (fitted on a raw table) also stores, under ``"table"``, its
 :class:`~fairacq.data.TableEncoder`, the column roles and the fit's report, each checked on

@@ -305,7 +305,7 @@ def fit_table_proxy(
     frame : pandas.DataFrame
         The labelled sample, raw (strings, numbers; gaps only with ``columns.impute``).
     columns : TableColumns
-        Label, group column(s) (several: intersecting group classes, paper 003 App. A.2),
+        Label, group column(s) (several: intersecting group classes, Deng et al. App. A.2),
         columns to drop or one-hot encode, favourable label value, imputation.
     proxy : str, default="alpha-beta"
         One of :data:`PROXY_NAMES`.

@@ -1,4 +1,4 @@
-"""Algorithm 4 (paper 003, §4.3): grow an (alpha, beta)-proxy tree leaf by leaf.
+"""Algorithm 4 (Deng et al., §4.3): grow an (alpha, beta)-proxy tree leaf by leaf.
 
 Start from one leaf (``A`` = the prior, alpha = 0). While the target ``U`` is farther than
 ``tol`` from the hull of ``A`` (a QP projection, :func:`sampling_weights`), try to split
@@ -37,7 +37,7 @@ __all__ = ["AlphaBetaProxy"]
 
 
 class AlphaBetaProxy(Strategy):
-    """The (alpha, beta)-proxy of paper 003 (Algorithms 3-4): a non-disclosive split tree.
+    """The (alpha, beta)-proxy of Deng et al. (Algorithms 3-4): a non-disclosive split tree.
 
     Each split is a randomized splitting function learned by a Lagrangian game (Algorithm
     3) between no-regret projected gradient on the dual variables and a cost-sensitive

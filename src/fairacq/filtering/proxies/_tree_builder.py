@@ -1,4 +1,4 @@
-"""Grow the tree of :class:`~fairacq.filtering.AlphaBetaProxy` (paper 003, Algorithm 4).
+"""Grow the tree of :class:`~fairacq.filtering.AlphaBetaProxy` (Deng et al., Algorithm 4).
 
 :class:`TreeBuilder` holds the tree under construction: its nodes (:class:`_Node`), the
 sample weights of each leaf and the hull of the leaves' conditional distribution matrix.

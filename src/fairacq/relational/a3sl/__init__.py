@@ -1,4 +1,4 @@
-"""Fair-A3SL: actor-critic structure learning of fair hinge-loss MRFs (paper 004).
+"""Fair-A3SL: actor-critic structure learning of fair hinge-loss MRFs (Zhang & Ramesh).
 
 ``_clause_env`` (the clause-building environment), ``_a2c`` (the advantage actor-critic
 agent), ``_structure_scorer`` (a clause list's reward: weight learning, fair MAP, utility),

@@ -1,6 +1,6 @@
 """Advantage actor-critic over clause-list construction (the agent of A3SL / Fair-A3SL).
 
-Implements the learner of paper 004 §3.2 and Algorithm 1: a policy over the next token (a
+Implements the learner of Zhang & Ramesh §3.2 and Algorithm 1: a policy over the next token (a
 literal or ``END``) and a separate value network, trained by n-step advantage actor-critic with
 discount 1 and an entropy bonus, keeping the best-rewarded clause list (``C_list``). Two policy
 families:

@@ -1,4 +1,4 @@
-"""Fair-A3SL: actor-critic structure learning of fair hinge-loss MRFs (paper 004, Algorithm 1).
+"""Fair-A3SL: actor-critic structure learning of fair hinge-loss MRFs (Algorithm 1).
 
 :class:`FairA3SL` wires the three parts together: the clause-list environment
 (:class:`~fairacq.relational.a3sl._clause_env.ClauseSpace`), the reward
@@ -88,7 +88,7 @@ def _parse_literal(text: str) -> Lit:
 class FairA3SL(Strategy):
     """Learn the rules of a fair hinge-loss MRF with advantage actor-critic (Fair-A3SL).
 
-    Implements Algorithm 1 of Zhang & Ramesh (paper 004, §4): an agent builds clause lists
+    Implements Algorithm 1 of Zhang & Ramesh (§4): an agent builds clause lists
     literal by literal; each finished list is scored by weight learning, MAP inference under
     the delta-fairness constraints and a utility; the best-scored list is kept.
 

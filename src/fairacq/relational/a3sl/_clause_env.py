@@ -1,6 +1,6 @@
 """The structure-learning environment of (Fair-)A3SL: build a clause list token by token.
 
-Implements the environment of paper 004 §4.1 (Algorithm 1, line 3): the state is the clause
+Implements the environment of Zhang & Ramesh §4.1 (Algorithm 1, line 3): the state is the clause
 list built so far, the actions are every feature and target predicate, their negations and
 ``END`` (which closes the current clause). A finished clause list is scored by a
 :class:`ClauseScorer` (any callable from a tuple of :class:`Clause` to a float); the reward is
@@ -151,7 +151,7 @@ def signatures_from_frames(
     dropped (``paper1`` -> ``paper``); ``arg_types`` overrides them per predicate. A type in
     ``private_types`` is made specific to each predicate (``instance`` of ``priors`` becomes
     ``priorsInstance``), so two predicates never join on it: COMPAS's history instances
-    ``priors(U, I4)`` and ``priorFelony(U, I5)`` are different entities (paper 004, Table 7).
+    ``priors(U, I4)`` and ``priorFelony(U, I5)`` are different entities (Zhang & Ramesh, Table 7).
 
     Parameters
     ----------
@@ -482,7 +482,7 @@ class ClauseSpace:
 
 
 class ClauseEnv:
-    """One episode of clause-list construction (paper 004 §4.1).
+    """One episode of clause-list construction (Zhang & Ramesh §4.1).
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
 """Local search over clause lists around the agent's best list (fairacq's addition to A3SL).
 
-The actor-critic agent of paper 004 keeps the best-rewarded clause list ``C_list``; with a few
+The actor-critic agent of Zhang & Ramesh keeps the best-rewarded clause list ``C_list``; with a few
 hundred episodes on 2 cores its policy barely improves and ``C_list`` comes from exploration
 (docs/paper-notes/a3sl.md). :func:`refine_clause_list` polishes that list by first-improvement
 hill climbing with the same reward: a move removes one clause, adds one short clause

@@ -1,4 +1,4 @@
-"""Fairness measures of paper 004 (§4.3) that enter the Fair-A3SL objective as priors.
+"""Fairness measures of Zhang & Ramesh (§4.3) that enter the Fair-A3SL objective as priors.
 
 Measures that need the ground truth (equalised odds, overestimation) cannot be MAP
 constraints, because the truth is unknown at test time; Fair-A3SL subtracts
@@ -53,7 +53,7 @@ def equalized_odds_prior(
     unprotected: ArrayLike,
     threshold: float = 0.5,
 ) -> float:
-    """Return the equalised-odds difference of continuous predictions (paper 004, §4.3).
+    """Return the equalised-odds difference of continuous predictions (Zhang & Ramesh, §4.3).
 
     ``U_odds = sum_{y in {0, 1}} |P(Y_hat=1 | P, Y=y) - P(Y_hat=1 | U, Y=y)|`` with the
     soft rate ``P(Y_hat=1 | group, Y=y)`` = the mean MAP value over the group's atoms whose
@@ -116,7 +116,7 @@ def overestimation_prior(
     unprotected: ArrayLike,
     items: ArrayLike,
 ) -> float:
-    """Return the overestimation unfairness of predicted ratings (paper 004, §4.3).
+    """Return the overestimation unfairness of predicted ratings (Zhang & Ramesh, §4.3).
 
     ``U_over = (1/m) sum_j |max(0, E_P[y_hat]_j - E_P[y]_j) - max(0, E_U[y_hat]_j -
     E_U[y]_j)|`` over the ``m`` items rated in both groups (Yao & Huang 2017); computed by

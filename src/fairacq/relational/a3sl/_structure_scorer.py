@@ -1,6 +1,6 @@
 """The reward of a clause list: weight learning, fair MAP inference and the utility.
 
-Implements Algorithm 1 lines 4-7 of paper 004: render the clause list as PSL rules (weights
+Implements Algorithm 1 lines 4-7 of Zhang & Ramesh: render the clause list as PSL rules (weights
 5.0, squared hinges), ground them on the training data, learn the rule weights, run MAP
 inference under the delta-fairness constraints (§4.2), and return the utility
 
@@ -57,7 +57,7 @@ Utility = Literal["loglik", "auc", "neg_mse"]
 
 
 def semantic_distance(clause: Clause, positive: Iterable[Lit], negative: Iterable[Lit]) -> int:
-    """Return ``Dist(c)`` of paper 004 §4.4 (Table 1): 0 if ``clause`` follows the right reasons.
+    """Return ``Dist(c)`` (Zhang & Ramesh §4.4, Table 1): 0 if ``clause`` has the right reasons.
 
     Parameters
     ----------
@@ -94,7 +94,7 @@ def semantic_distance(clause: Clause, positive: Iterable[Lit], negative: Iterabl
 
 @dataclass(frozen=True)
 class UtilityConfig:
-    """What the reward measures (paper 004 eq. 2 and §4.3-4.5, or the authors' set-up).
+    """What the reward measures (Zhang & Ramesh eq. 2 and §4.3-4.5, or the authors' set-up).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Non-relational baselines of paper 004's COMPAS and MovieLens tables.
+"""Non-relational baselines of Zhang & Ramesh's COMPAS and MovieLens tables.
 
 ``_compas`` (logistic regression and fairlearn over the features the PSL rules read) and
 ``_movielens`` (MF and Fair-MF). They read :class:`~fairacq.data.relational.RelationalData`

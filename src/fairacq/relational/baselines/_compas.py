@@ -1,4 +1,4 @@
-"""Non-relational baselines of paper 004's COMPAS tables (§5.2, Tables 8-9).
+"""Non-relational baselines of Zhang & Ramesh's COMPAS tables (§5.2, Tables 8-9).
 
 COMPAS (Tables 8-9). The paper ran five AIF360 models; fairlearn stands in for them, over a
 logistic regression on the same features the PSL rules read (:func:`compas_features`: counts

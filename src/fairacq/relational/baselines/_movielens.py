@@ -1,4 +1,4 @@
-"""Non-relational baselines of paper 004's MovieLens tables (§5.3, Tables 12-13).
+"""Non-relational baselines of Zhang & Ramesh's MovieLens tables (§5.3, Tables 12-13).
 
 ``"mf"`` is the biased matrix factorisation behind the loader's
 ``ratingMF`` predicate (:func:`~fairacq.relational.fit_biased_mf`, ALS), and ``"fair-mf"``

@@ -1,6 +1,6 @@
 """Run the reference PSL implementation (``pslpython``) on the same rules and data.
 
-PSL 2.x is the Java system that paper 004 builds on; ``pslpython`` runs it in this process
+PSL 2.x is the Java system that Zhang & Ramesh builds on; ``pslpython`` runs it in this process
 through JPype. :func:`run_psl` hands PSL rule text and the observation / target frames that
 :meth:`Database.from_frames` reads, runs MAP inference (consensus ADMM) and returns the
 inferred atoms, PSL's own MAP objective and its timings, so our grounding and ADMM can be

@@ -2,7 +2,7 @@
 
 Implements the consensus optimisation of Bach et al. (2017, JMLR, "Hinge-Loss Markov Random
 Fields and Probabilistic Soft Logic", §5, Algorithm 1), the MAP solver of PSL's
-``ADMMReasoner``, extended to hard linear constraints as Farnadi et al. (2018) and paper 004
+``ADMMReasoner``, extended to hard linear constraints as Farnadi et al. (2018) and Zhang & Ramesh
 (§4.2) do for fairness constraints. Every potential ``w max(a.y + b, 0)^p`` and every
 constraint row ``c.y + d (== | <=) 0`` gets its own *local copy* of the variables it touches.
 One iteration:

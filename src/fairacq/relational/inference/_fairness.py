@@ -1,4 +1,4 @@
-"""Delta-fairness of paper 004 (§4.2) as hard linear constraints on MAP inference.
+"""Delta-fairness of Zhang & Ramesh (§4.2) as hard linear constraints on MAP inference.
 
 Fair-A3SL (after Farnadi et al. 2018, "Fairness in relational domains") splits the target
 atoms of a decision predicate into a protected group ``P`` (``g1`` atoms) and an unprotected
@@ -77,7 +77,7 @@ class FairnessSpec:
             )
         if not (isinstance(self.delta, (int, float)) and 0.0 <= self.delta <= 1.0):
             raise InvalidParameterError(
-                f"FairnessSpec: delta must be a number in [0, 1] (paper 004, §4.2). "
+                f"FairnessSpec: delta must be a number in [0, 1] (Zhang & Ramesh, §4.2). "
                 f"Got {self.delta!r} instead."
             )
 

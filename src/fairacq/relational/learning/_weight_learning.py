@@ -11,7 +11,7 @@ approximation. As in PSL 2.0/2.1 (``votedperceptron.*`` defaults):
   ``scalegradient``), then clips at 0 (``nonnegativeweights``);
 - ``step`` = 1.0 (``stepsize``), 25 steps (``numsteps``), and the learned weights are the
   average of the weights after each step (``averagesteps``);
-- the initial weight is 5.0, as the Fair-A3SL authors set it (paper 004, set-up notes).
+- the initial weight is 5.0, as the Fair-A3SL authors set it (Zhang & Ramesh, set-up notes).
 
 MAP inference in each step is :func:`~fairacq.relational.map_inference` (ADMM unless
 ``admm_options`` names another ``solver``), with the fairness

@@ -1,4 +1,4 @@
-"""Hand-written PSL models of paper 004's experiments (Sensitive-PSL, Fair-PSL, HyPER).
+"""Hand-written PSL models of Zhang & Ramesh's experiments (Sensitive-PSL, Fair-PSL, HyPER).
 
 The rule sets are the baselines the Fair-A3SL paper compares against (§5), written in the
 rule language of :func:`~fairacq.relational.parse_rules` over the predicates of the
@@ -199,7 +199,7 @@ PSL_MODELS: Mapping[str, PslModel] = {
 
 
 def make_psl_model(name: str) -> PslModel:
-    """Return the hand-written PSL model ``name`` of paper 004's experiments.
+    """Return the hand-written PSL model ``name`` of Zhang & Ramesh's experiments.
 
     Parameters
     ----------

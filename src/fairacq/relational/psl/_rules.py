@@ -3,7 +3,7 @@
 A logical rule ``w: b1 & b2 & !b3 -> h1 | h2 ^2`` is a weighted disjunctive clause
 ``!b1 | !b2 | b3 | h1 | h2``; its Lukasiewicz distance to satisfaction is
 ``max(0, 1 - sum of literal truth values)``, the hinge that grounding builds (Bach et al. 2017,
-the HL-MRF paper 004 builds on, eq. 1). An arithmetic rule ``w: 2 * a(X) + b(+Y) / |Y| <= 1
+the HL-MRF Zhang & Ramesh builds on, eq. 1). An arithmetic rule ``w: 2 * a(X) + b(+Y) / |Y| <= 1
 ^2 {Y: c(Y)}`` compares two linear expressions over atoms; ``+Y`` sums over the constants of
 ``Y`` that pass the filter ``{Y: ...}`` and ``|Y|`` counts them. A rule without a weight is
 hard (written with a final ``.``) and becomes a linear constraint.

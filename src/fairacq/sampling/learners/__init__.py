@@ -1,4 +1,4 @@
-"""The round learners of the group samplers (paper 001).
+"""The round learners of the group samplers (Shekhar et al.).
 
 What a sampler retrains after each round of draws: :class:`ExactLogistic` (warm-started
 logistic regression) and :class:`IncrementalMLP` with ``make_round_learner`` and the

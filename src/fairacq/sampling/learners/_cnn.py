@@ -1,4 +1,4 @@
-"""A small torch CNN for the incremental sampling mode on images (paper 001, §4-§5)."""
+"""A small torch CNN for the incremental sampling mode on images (Shekhar et al., §4-§5)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ _PURPOSE = "the incremental CNN sampling mode"
 class IncrementalCNN:
     """Incremental mode on images: a small CNN trained by one SGD epoch per round.
 
-    Paper 001 (§4) replaces re-training by "one gradient step over the entire accumulated
+    Shekhar et al. (§4) replaces re-training by "one gradient step over the entire accumulated
     training set" and uses CNNs for its image experiments (§5, Fashion MNIST, UTKFace,
     CIFAR10; the architecture is in the lost Appendix E). Like
     :class:`~fairacq.sampling.IncrementalMLP`, each :meth:`update` makes one shuffled pass of

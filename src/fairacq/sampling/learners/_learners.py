@@ -1,4 +1,4 @@
-"""The learner modes of the group samplers (paper 001, §3 exact, §4 incremental; refit)."""
+"""The learner modes of the group samplers (Shekhar et al., §3 exact, §4 incremental; refit)."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ class HeldOutEstimates(Protocol):
 class ExactLogistic:
     """Exact mode: logistic regression re-fitted to convergence each round, warm-started.
 
-    Paper 001 (§3, §5 "exact version") retrains the ERM classifier after each new sample; the
+    Shekhar et al. (§3, §5 "exact version") retrains the ERM classifier after each new sample; the
     previous coefficients start the solver (``warm_start=True``), which gives the same optimum
     faster. A training set with a single class gives the constant predictor of that class.
 
@@ -120,7 +120,7 @@ class ExactLogistic:
 
 
 class IncrementalMLP:
-    """Incremental mode: a small torch MLP trained by one SGD epoch per round (paper 001, §4).
+    """Incremental mode: a small torch MLP trained by one SGD epoch per round (Shekhar et al., §4).
 
     Instead of re-training, each round makes one pass of mini-batch SGD over the whole
     accumulated training set, continuing from the previous weights. Randomness (initial

@@ -38,7 +38,7 @@ def seeded_reset(layers: Any, seed: int) -> None:
 def sgd_epoch(net: Any, Xt: Any, yt: Any, *, lr: float, batch_size: int, seed: int) -> None:
     """Make one shuffled mini-batch SGD pass of the logistic loss over ``(Xt, yt)``.
 
-    The incremental mode of paper 001 (§4): instead of re-training, each round makes one such
+    The incremental mode of Shekhar et al. (§4): instead of re-training, each round makes one such
     pass over the whole accumulated training set, continuing from the previous weights.
     """
     torch = require("torch", purpose="the incremental sampling modes")
