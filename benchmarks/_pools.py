@@ -11,6 +11,7 @@ same distribution with another seed, and is small enough to hold in memory.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -51,9 +52,25 @@ def labelled_start(seed: int = 0) -> tuple[Any, Any, Any]:
     )
 
 
+def write_pieces(path: Path, frames: Iterable[Any], row_group: int = ROW_GROUP) -> None:
+    """Write data frames one after another into one Parquet file (one piece in memory)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    writer = None
+    try:
+        for frame in frames:
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            if writer is None:
+                writer = pq.ParquetWriter(path, table.schema)
+            writer.write_table(table, row_group_size=row_group)
+    finally:
+        if writer is not None:
+            writer.close()
+
+
 def pool_file(rows: int, seed: int = 0) -> Path:
     """Return the cached pool of ``rows`` rows, writing it first if absent."""
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     path = cache_dir() / f"pool_{rows}_{seed}.parquet"
@@ -64,12 +81,10 @@ def pool_file(rows: int, seed: int = 0) -> Path:
     rngs = [
         np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(rows // PIECE + 1)
     ]
-    schema = pa.Table.from_pandas(
-        synthetic_frame(1, np.random.default_rng(0)), preserve_index=False
+    pieces = (
+        synthetic_frame(min(PIECE, rows - start), rngs[k])
+        for k, start in enumerate(range(0, rows, PIECE))
     )
-    with pq.ParquetWriter(partial, schema.schema) as w:
-        for k, start in enumerate(range(0, rows, PIECE)):
-            frame = synthetic_frame(min(PIECE, rows - start), rngs[k])
-            w.write_table(pa.Table.from_pandas(frame, preserve_index=False), ROW_GROUP)
+    write_pieces(partial, pieces)
     partial.replace(path)
     return path

@@ -76,22 +76,11 @@ def _splits() -> dict[str, Any]:
 def _write_pool(rows: int, path: Path) -> None:
     """Write a pool of ``rows`` rows to Parquet piece by piece (never all of it in memory)."""
     import numpy as np
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    from _pools import write_pieces
 
     rng = np.random.default_rng(SEED + 1)
-    writer = None
-    try:
-        for start in range(0, rows, PIECE):
-            table = pa.Table.from_pandas(
-                _frame(min(PIECE, rows - start), rng, skew=False), preserve_index=False
-            )
-            if writer is None:
-                writer = pq.ParquetWriter(path, table.schema)
-            writer.write_table(table, row_group_size=ROW_GROUP)
-    finally:
-        if writer is not None:
-            writer.close()
+    pieces = (_frame(min(PIECE, rows - s), rng, skew=False) for s in range(0, rows, PIECE))
+    write_pieces(path, pieces, ROW_GROUP)
 
 
 def _steps(pool_rows: int, n_steps: int, late: int) -> dict[str, Any]:

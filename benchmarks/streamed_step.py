@@ -69,22 +69,14 @@ def _dataset(rows: int, seed: int):
 
 def _write(rows: int, path: Path) -> dict[str, float]:
     """Write the pool in pieces (never all of it in memory)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    from _pools import write_pieces
 
     start = time.perf_counter()
-    writer = None
-    try:
-        for k, first in enumerate(range(0, rows, PIECE)):
-            table = pa.Table.from_pandas(
-                _frame(min(PIECE, rows - first), SEED + 100 + k), preserve_index=False
-            )
-            if writer is None:
-                writer = pq.ParquetWriter(path, table.schema)
-            writer.write_table(table, row_group_size=ROW_GROUP)
-    finally:
-        if writer is not None:
-            writer.close()
+    pieces = (
+        _frame(min(PIECE, rows - first), SEED + 100 + k)
+        for k, first in enumerate(range(0, rows, PIECE))
+    )
+    write_pieces(path, pieces, ROW_GROUP)
     return {"write_s": time.perf_counter() - start, "mb": path.stat().st_size / 2**20}
 
 
