@@ -41,17 +41,22 @@ def test_doing_nothing_reads_as_no_data_bought():
     assert "(no accuracy lost against no action), no data bought." in rec.text
 
 
+def _unknown_a_and_good_b(*more):
+    """Both meet the gap bound in every seed; "a" has no accuracy measured, "b" loses 0.3."""
+    nan = math.nan
+    return _result(
+        BASE,
+        _runs("a", 100, [0.02, 0.03, 0.02], [nan, nan, nan]),
+        _runs("b", 100, [0.02, 0.03, 0.02], [0.80, 0.80, 0.79]),
+        *more,
+    )
+
+
 def test_an_unknown_accuracy_loss_is_never_ranked_first():
     # "b" is the only strategy within the tolerance; of the others, both meeting the target
     # in every seed, "c" loses 5 points and "a" an unknown amount (no accuracy measured).
     # The runner-up weighed against "b" is "c": an unknown loss ranks last, not first.
-    nan = math.nan
-    result = _result(
-        BASE,
-        _runs("a", 100, [0.02, 0.03, 0.02], [nan, nan, nan]),
-        _runs("b", 100, [0.02, 0.03, 0.02], [0.80, 0.80, 0.79]),
-        _runs("c", 100, [0.02, 0.03, 0.02], [0.75, 0.75, 0.75]),
-    )
+    result = _unknown_a_and_good_b(_runs("c", 100, [0.02, 0.03, 0.02], [0.75, 0.75, 0.75]))
     rows = {r["method"]: r for r in result.table}
     assert math.isnan(rows["a"]["accuracy_loss"])
     rec = result.recommendation
@@ -61,13 +66,7 @@ def test_an_unknown_accuracy_loss_is_never_ranked_first():
 
 
 def test_an_unknown_accuracy_is_never_called_most_accurate_nor_an_infinite_loss():
-    nan = math.nan
-    result = _result(
-        BASE,
-        _runs("a", 100, [0.02, 0.03, 0.02], [nan, nan, nan]),
-        _runs("b", 100, [0.02, 0.03, 0.02], [0.80, 0.80, 0.79]),
-    )
-    rec = result.recommendation
+    rec = _unknown_a_and_good_b().recommendation
     assert rec.method == "b"
     assert rec.most_accurate == "b"
     assert "inf" not in rec.text
