@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -258,3 +259,19 @@ def test_read_bytes_bounded_is_the_bytes_of_a_regular_file(tmp_path):
         read_bytes_bounded(tmp_path / "missing", 3)
     with pytest.raises(CorruptFileError, match="is a folder"):
         read_bytes_bounded(tmp_path, 3)
+
+
+def test_the_kernel_contract_lists_every_kernel_module():
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    contracts = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["importlinter"]
+    (kernel,) = [
+        c for c in contracts["contracts"] if c["name"] == "The kernel imports no subpackage"
+    ]
+    modules = {
+        f"fairacq.{p.stem}"
+        for p in (root / "src" / "fairacq").glob("*.py")
+        if p.stem != "__init__"
+    }
+    assert set(kernel["source_modules"]) == modules
