@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from fairacq._callbacks import Callback, ProgressCallback, run_callbacks
-from fairacq._random import root_seed, seed_state
+from fairacq._random import RandomState, root_seed, seed_state
 from fairacq._trace import Trace, TraceRecorder
 from fairacq.exceptions import CorruptFileError, InvalidDataError
 
@@ -174,7 +174,7 @@ def run_loop(
     *,
     method: str,
     config: Mapping[str, Any],
-    random_state: Any,
+    random_state: RandomState,
     continue_from: Checkpoint | Trace | str | os.PathLike[str] | None = None,
     callbacks: Sequence[Callback] = (),
     **meta: Any,
@@ -225,7 +225,7 @@ def iter_loop(
     *,
     method: str,
     config: Mapping[str, Any],
-    random_state: Any,
+    random_state: RandomState,
     continue_from: Checkpoint | Trace | str | os.PathLike[str] | None = None,
     callbacks: Sequence[Callback] = (),
     on_stop: Callable[[LoopResult], None] | None = None,

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from fairacq._io import atomic_path, read_json, sha256_file, write_json
-from fairacq._random import seed_of
+from fairacq._random import RandomState, seed_of
 from fairacq._version import __version__
 from fairacq.exceptions import CorruptFileError, InvalidDataError
 
@@ -263,7 +263,7 @@ class TraceRecorder:
         *,
         method: str,
         config: Mapping[str, Any],
-        random_state: Any = None,
+        random_state: RandomState = None,
         continue_from: Trace | None = None,
         **meta: Any,
     ) -> None:

@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 from fairacq._base import Strategy
 from fairacq._callbacks import Callback
 from fairacq._loop import run_loop
-from fairacq._random import seed_of
+from fairacq._random import RandomState, seed_of
 from fairacq._trace import Trace
 from fairacq._validation import HasMethods, Interval, Options
 from fairacq.acquisition._acquisition_loop import AcquisitionLoop
@@ -121,7 +121,7 @@ class Acquirer(Strategy):
         max_evaluations: int | None = None,
         refit: str = "scratch",
         cost_model: str = "kept",
-        random_state: Any = None,
+        random_state: RandomState = None,
     ) -> None:
         self.budget = budget
         self.batch_size = batch_size

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from fairacq._random import as_generator
+from fairacq._random import RandomState, as_generator
 from fairacq._validation import (
     Interval,
     check_known_params,
@@ -454,7 +454,9 @@ class ThompsonPolicy(BanditPolicy):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, *, prior_scale: float | None = None, random_state: Any = None) -> None:
+    def __init__(
+        self, *, prior_scale: float | None = None, random_state: RandomState = None
+    ) -> None:
         super().__init__()
         self.prior_scale = prior_scale
         self.random_state = random_state
@@ -521,7 +523,7 @@ class EpsilonGreedyPolicy(BanditPolicy):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, *, epsilon: float = 0.1, random_state: Any = None) -> None:
+    def __init__(self, *, epsilon: float = 0.1, random_state: RandomState = None) -> None:
         super().__init__()
         self.epsilon = epsilon
         self.random_state = random_state
@@ -593,7 +595,9 @@ def make_policy(name: str, **params: Any) -> BanditPolicy:
     return cls(**params)
 
 
-def policy_from_state_dict(state: dict[str, Any], *, random_state: Any = None) -> BanditPolicy:
+def policy_from_state_dict(
+    state: dict[str, Any], *, random_state: RandomState = None
+) -> BanditPolicy:
     """Rebuild a policy from :meth:`BanditPolicy.state_dict` and restore its state.
 
     Parameters

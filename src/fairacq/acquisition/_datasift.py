@@ -10,7 +10,7 @@ from typing import Any, ClassVar, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from fairacq._random import KEY_PREPARE, child
+from fairacq._random import KEY_PREPARE, RandomState, child
 from fairacq._validation import Interval, Options
 from fairacq._warnings import warn_caller
 from fairacq.acquisition._acquirer import Acquirer
@@ -213,7 +213,7 @@ class DataSiftAcquirer(Acquirer):
         refit: str = "scratch",
         retire_tried: bool = True,
         cost_model: str = "kept",
-        random_state: Any = None,
+        random_state: RandomState = None,
     ) -> None:
         super().__init__(
             budget=budget,

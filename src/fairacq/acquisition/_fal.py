@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from fairacq._random import RandomState
 from fairacq._validation import Interval, Options
 from fairacq.acquisition._acquirer import Acquirer
 from fairacq.acquisition._entropy import binary_entropy, entropy_order
@@ -162,7 +163,7 @@ class FALAcquirer(Acquirer):
         n_candidates: int | None = 64,
         candidates: str = "entropy",
         refit: str = "scratch",
-        random_state: Any = None,
+        random_state: RandomState = None,
     ) -> None:
         super().__init__(
             budget=budget,

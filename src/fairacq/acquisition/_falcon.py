@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from fairacq._random import KEY_PREPARE, child_rng
+from fairacq._random import KEY_PREPARE, RandomState, child_rng
 from fairacq._validation import Interval
 from fairacq.acquisition._entropy import entropy_order
 from fairacq.acquisition._exp3 import Exp3
@@ -180,7 +180,7 @@ class FalconAcquirer(PaidRowsAcquirer):
         policies: Sequence[float] = DEFAULT_POLICIES,
         warmup: int = 100,
         refit: str = "scratch",
-        random_state: Any = None,
+        random_state: RandomState = None,
     ) -> None:
         super().__init__(
             budget=budget,

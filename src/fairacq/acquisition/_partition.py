@@ -33,7 +33,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from fairacq._random import as_generator, derive_int_seed
+from fairacq._random import RandomState, as_generator, derive_int_seed
 from fairacq._validation import (
     Interval,
     Options,
@@ -158,7 +158,7 @@ def partition_pool(
     bic_sample: int = 5000,
     fit_sample: int | None = 200_000,
     reduce_dim: int | None = None,
-    random_state: Any = None,
+    random_state: RandomState = None,
     executor: ChunkExecutor | None = None,
 ) -> Partitioning:
     """Split the pool into disjoint partitions, the arms of DataSift's bandit.

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from fairacq._random import child_int
+from fairacq._random import RandomState, child_int
 from fairacq._validation import Interval, Options
 from fairacq._warnings import warn_caller
 from fairacq.acquisition._acquirer import Acquirer
@@ -187,7 +187,7 @@ class PostThresholdAcquirer(Acquirer):
         tol: float = 0.0,
         placement: str = "auto",
         refit: str = "scratch",
-        random_state: Any = None,
+        random_state: RandomState = None,
     ) -> None:
         super().__init__(
             budget=budget,

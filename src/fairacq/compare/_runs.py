@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from fairacq._random import RandomState
 from fairacq.compare._target import Target
 from fairacq.data import FairDataset
 from fairacq.exceptions import DegenerateModelError, FairacqError
@@ -118,7 +119,7 @@ class RunLog:
         return record
 
 
-def one_class_on(model: Any, test: FairDataset, *, random_state: Any = 0) -> bool:
+def one_class_on(model: Any, test: FairDataset, *, random_state: RandomState = 0) -> bool:
     """Whether ``model`` predicts one class for every one of the ``test`` rows.
 
     ``model`` is a fitted classifier (thresholded at 0.5, as

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fairacq._random import as_generator
+from fairacq._random import RandomState, as_generator
 from fairacq._validation import Interval, validate_parameter_constraints
 from fairacq.data._dataset import FairDataset
 from fairacq.exceptions import InvalidParameterError
@@ -17,7 +17,7 @@ __all__ = ["load_toy"]
 _REGIONS = ("north", "south", "west")
 
 
-def load_toy(n: int = 200, *, n_groups: int = 2, random_state: Any = 0) -> FairDataset:
+def load_toy(n: int = 200, *, n_groups: int = 2, random_state: RandomState = 0) -> FairDataset:
     """Build a small fixed synthetic dataset with a real group disparity.
 
     Not from a paper: the shared example of the documentation and the doctests. Groups

@@ -15,7 +15,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from fairacq._random import as_generator
+from fairacq._random import RandomState, as_generator
 from fairacq._validation import Interval, Options, validate_parameter_constraints
 from fairacq.data._dataset import FairDataset
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
@@ -107,7 +107,7 @@ def split_datasift(
     ratios: Sequence[float] = (1, 4, 15),
     bias: Literal["paper", "authors"] | None = "paper",
     validation_fraction: float = 0.25,
-    random_state: Any = None,
+    random_state: RandomState = None,
 ) -> DataSiftSplit:
     """Split into DataSift's biased train, validation, test and pool (Hasan & Pradhan, §4.1.3).
 
@@ -227,7 +227,7 @@ def kfold_splits(
     k: int = 5,
     *,
     stratify: bool = True,
-    random_state: Any = None,
+    random_state: RandomState = None,
 ) -> Iterator[tuple[FairDataset, FairDataset]]:
     """Yield ``k`` (train, test) pairs of a k-fold cross-validation.
 
@@ -299,7 +299,7 @@ def split_dadi(
     fold: int = 0,
     n_folds: int = 8,
     validation_fraction: float = 0.2,
-    random_state: Any = None,
+    random_state: RandomState = None,
 ) -> TrainValTestSplit:
     """Split as DADI does (Bakker et al., §5 "Datasets"): 87.5/12.5 train-val/test, then 80/20.
 
@@ -388,7 +388,7 @@ def split_filtering(
     dataset: FairDataset,
     *,
     train_fraction: float = 2 / 3,
-    random_state: Any = None,
+    random_state: RandomState = None,
 ) -> TrainTestSplit:
     """Split as balanced filtering does (Deng et al., Appendix A.1.2): 2/3 train, 1/3 test.
 
@@ -454,7 +454,7 @@ def split_train_val_test(
     dataset: FairDataset,
     *,
     fractions: Sequence[float] = (0.6, 0.2, 0.2),
-    random_state: Any = None,
+    random_state: RandomState = None,
 ) -> TrainValTestSplit:
     """Split a user's table into training, validation and test parts, stratified.
 
@@ -511,7 +511,7 @@ def split_parts(
     fractions: Sequence[float],
     *,
     names: Sequence[str] | None = None,
-    random_state: Any = None,
+    random_state: RandomState = None,
 ) -> tuple[list[FairDataset], dict[str, IntArray]]:
     """Split a table into any number of parts of given shares, stratified, every group in each.
 

@@ -26,14 +26,14 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeAlias
+from typing import Protocol, TypeAlias
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from sklearn.exceptions import ConvergenceWarning
 
-from fairacq._random import derive_int_seed
+from fairacq._random import RandomState, derive_int_seed
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
 from fairacq.metrics import compute, pareto_front
@@ -178,7 +178,7 @@ class LearnerScorer:
         test: FairDataset,
         *,
         learner: str = "lr",
-        random_state: Any = None,
+        random_state: RandomState = None,
     ) -> None:
         _check_same_columns(train, test, "LearnerScorer")
         self.train, self.test, self.learner = train, test, learner

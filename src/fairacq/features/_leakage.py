@@ -9,13 +9,13 @@ cross-validation on the revealed values alone.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
+from fairacq._random import RandomState
 from fairacq.exceptions import InvalidDataError
 from fairacq.models import make_learner
 
@@ -68,7 +68,7 @@ def leakage_audit(
     *,
     learner: str = "lr",
     n_splits: int = 5,
-    random_state: Any = 0,
+    random_state: RandomState = 0,
 ) -> LeakageAudit:
     """Fit a fresh adversary on the revealed values of each row and score it out of fold.
 

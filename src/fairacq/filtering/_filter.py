@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 from fairacq._base import Strategy
 from fairacq._callbacks import Callback
 from fairacq._loop import LoopResult, RunLoop, iter_loop, run_loop
+from fairacq._random import RandomState
 from fairacq._trace import Trace
 from fairacq._validation import HasMethods
 from fairacq.exceptions import InvalidDataError
@@ -88,7 +89,7 @@ class BalancedFilter(Strategy):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, *, proxy: Any, random_state: Any = None) -> None:
+    def __init__(self, *, proxy: Any, random_state: RandomState = None) -> None:
         self.proxy = proxy
         self.random_state = random_state
 

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from fairacq._random import RandomState
 from fairacq._trace import Trace
 from fairacq._version import __version__
 from fairacq._warnings import warn_caller
@@ -165,7 +166,7 @@ def filter_table(
     proxy: FittedProxy | TableProxy,
     candidates: pd.DataFrame,
     *,
-    random_state: Any = None,
+    random_state: RandomState = None,
     evaluate: Sequence[str] | bool | None = None,
     all_rows: bool = False,
     where: str = "candidates",

@@ -10,7 +10,7 @@ from numpy.typing import NDArray
 from sklearn.exceptions import NotFittedError as SklearnNotFittedError
 from sklearn.model_selection import train_test_split
 
-from fairacq._random import derive_int_seed
+from fairacq._random import RandomState, derive_int_seed
 from fairacq._validation import Interval, validate_parameter_constraints
 from fairacq.data import FairDataset, as_fair_dataset
 from fairacq.exceptions import InvalidDataError, InvalidParameterError, NotFittedError
@@ -32,7 +32,7 @@ def audit(
     positive: str | None = None,
     metrics: Sequence[str] = DEFAULT_METRICS,
     test_size: float = 0.3,
-    random_state: Any = 0,
+    random_state: RandomState = 0,
     refit: bool = True,
 ) -> AuditReport:
     """Train ``model`` on a stratified split of ``dataset`` and report its fairness.

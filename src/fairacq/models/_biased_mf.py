@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
-from fairacq._random import as_generator
+from fairacq._random import RandomState, as_generator
 from fairacq._validation import Interval, validate_parameter_constraints
 from fairacq.exceptions import InvalidDataError
 
@@ -82,7 +82,7 @@ def fit_biased_mf(
     rank: int = 10,
     reg: float = 0.03,
     n_iter: int = 15,
-    random_state: int | np.random.Generator | np.random.SeedSequence | None = None,
+    random_state: RandomState = None,
 ) -> BiasedMF:
     """Fit a biased matrix factorisation by alternating least squares.
 

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from fairacq._random import RandomState
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidParameterError
 
@@ -52,7 +53,7 @@ class GroupThresholds:
         return out
 
     def predict(
-        self, X: Any, *, sensitive_features: Any, random_state: Any = None
+        self, X: Any, *, sensitive_features: Any, random_state: RandomState = None
     ) -> NDArray[np.int64]:
         """Return the 0/1 predictions (``random_state`` is accepted and unused)."""
         return self.chances(X, sensitive_features=sensitive_features).astype(np.int64)

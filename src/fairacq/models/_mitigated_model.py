@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from fairacq._random import derive_int_seed
+from fairacq._random import RandomState, derive_int_seed
 from fairacq.data import FairDataset
 from fairacq.metrics import compute
 from fairacq.models._evaluate import DEFAULT_METRICS, _protected
@@ -42,7 +42,7 @@ class MitigatedModel:
     model: Any
     learner: str
 
-    def predict(self, dataset: FairDataset, *, random_state: Any = 0) -> NDArray[np.int64]:
+    def predict(self, dataset: FairDataset, *, random_state: RandomState = 0) -> NDArray[np.int64]:
         """Return the 0/1 prediction of each row of ``dataset`` (drawn with ``random_state``)."""
         X = dataset.to_numpy()
         seed = derive_int_seed(random_state)

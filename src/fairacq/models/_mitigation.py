@@ -31,6 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fairacq._deps import require
+from fairacq._random import RandomState
 from fairacq._validation import did_you_mean
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidParameterError
@@ -118,7 +119,7 @@ def reweighing_weights(dataset: FairDataset) -> NDArray[np.float64]:
 
 
 def fit_mitigation(
-    name: str, train: FairDataset, *, learner: Any = "lr", random_state: Any = 0
+    name: str, train: FairDataset, *, learner: Any = "lr", random_state: RandomState = 0
 ) -> MitigatedModel:
     """Fit comparator ``name`` on ``train`` with the base ``learner``.
 
@@ -189,7 +190,7 @@ def evaluate_mitigation(
     dataset: FairDataset,
     metrics: Sequence[str] = DEFAULT_METRICS,
     *,
-    random_state: Any = 0,
+    random_state: RandomState = 0,
 ) -> dict[str, float]:
     """Compute ``metrics`` of a fitted comparator's predictions on ``dataset``.
 

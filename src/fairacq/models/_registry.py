@@ -16,7 +16,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 
-from fairacq._random import derive_int_seed
+from fairacq._random import RandomState, derive_int_seed
 from fairacq._validation import check_known_params, did_you_mean
 from fairacq.exceptions import InvalidParameterError
 
@@ -144,7 +144,7 @@ def learner_spec(name: str) -> LearnerSpec:
 def make_learner(
     name: Any,
     *,
-    random_state: Any = None,
+    random_state: RandomState = None,
     scale: bool = True,
     warm_start: bool = False,
     **params: Any,

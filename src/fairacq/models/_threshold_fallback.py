@@ -69,7 +69,7 @@ class PartialThresholds:
         return out
 
     def predict(
-        self, X: Any, *, sensitive_features: Any, random_state: Any = None
+        self, X: Any, *, sensitive_features: Any, random_state: int | None = None
     ) -> NDArray[np.int64]:
         """Return 0/1 predictions, each drawn with its row's chance (seeded as fairlearn's)."""
         chances = self.chances(X, sensitive_features=sensitive_features)

@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fairacq._deps import require
+from fairacq._random import RandomState
 from fairacq._warnings import warn_caller
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidParameterError, ResultWarning
@@ -179,7 +180,7 @@ def evaluate_thresholds(
     dataset: FairDataset,
     metrics: Sequence[str] = DEFAULT_METRICS,
     *,
-    random_state: Any = 0,
+    random_state: RandomState = 0,
 ) -> dict[str, float]:
     """Compute ``metrics`` of ``post``'s predictions of ``dataset``'s rows.
 

@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from fairacq._callbacks import Callback
+from fairacq._random import RandomState
 from fairacq._warnings import warn_caller
 from fairacq.data.relational._relational_data import RelationalData
 from fairacq.relational._evaluation import evaluate_atoms
@@ -79,7 +80,7 @@ def learn_rules(
     n_episodes: int = 200,
     preset: str = "authors",
     refine_seconds: float | None = None,
-    random_state: Any = 0,
+    random_state: RandomState = 0,
     options: Mapping[str, Any] | None = None,
     callbacks: Sequence[Callback] = (),
 ) -> LearnResult:

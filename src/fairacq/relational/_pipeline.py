@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from fairacq._random import RandomState
 from fairacq._warnings import warn_caller
 from fairacq.data.relational._relational_data import RelationalData
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
@@ -295,7 +296,7 @@ def run_pipeline(
     predicate: str | None = None,
     evaluate: bool = True,
     threshold: float | None = None,
-    random_state: Any = None,
+    random_state: RandomState = None,
 ) -> PipelineResult:
     """Ground, learn weights on ``train``, infer on ``test`` under fairness, evaluate.
 

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from fairacq._random import RandomState
 from fairacq._validation import HasMethods, Interval, Options
 from fairacq.sampling._base import GroupSampler, SamplerState
 from fairacq.sampling.learners._averaged_sgd import AveragedSGDLogistic
@@ -87,7 +88,7 @@ default="averaged-sgd"
         mode: str = "averaged-sgd",
         learner: Any = None,
         loss: str = "log",
-        random_state: Any = None,
+        random_state: RandomState = None,
     ) -> None:
         self.budget = budget
         self.b0 = b0

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from fairacq._random import RandomState
 from fairacq._validation import Interval, Options
 from fairacq.sampling._base import GroupSampler, SamplerState
 from fairacq.sampling._trend import mann_kendall_score
@@ -110,7 +111,7 @@ class AoptSampler(GroupSampler):
         mode: str = "exact",
         learner: Any = None,
         loss: str = "zero_one",
-        random_state: Any = None,
+        random_state: RandomState = None,
     ) -> None:
         self.budget = budget
         self.b0 = b0
@@ -214,7 +215,7 @@ class AoptPlusSampler(AoptSampler):
         mode: str = "exact",
         learner: Any = None,
         loss: str = "zero_one",
-        random_state: Any = None,
+        random_state: RandomState = None,
     ) -> None:
         super().__init__(
             budget=budget,

@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 from fairacq._base import Strategy
 from fairacq._callbacks import Callback
 from fairacq._loop import load_checkpoint, run_loop
-from fairacq._random import seed_of
+from fairacq._random import RandomState, seed_of
 from fairacq._trace import Trace
 from fairacq._validation import HasMethods, Interval, Options
 from fairacq._warnings import warn_caller
@@ -93,7 +93,7 @@ class GroupSampler(Strategy):
     mode: str
     learner: Any = None
     loss: str
-    random_state: Any
+    random_state: RandomState
 
     # -- to implement ----------------------------------------------------------------------
     def _choose(
@@ -313,7 +313,7 @@ def _check_oracle(oracle: Any) -> None:
         )
 
 
-def _check_same_seed(trace: Trace, random_state: Any) -> None:
+def _check_same_seed(trace: Trace, random_state: RandomState) -> None:
     """Refuse to resume a trace written with another seed (its draws could not be replayed)."""
     given = seed_of(random_state)
     written = {"seed": trace.meta.get("seed"), "spawn_key": list(trace.meta.get("spawn_key", []))}

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from fairacq._random import RandomState
 from fairacq._validation import Interval
 from fairacq.sampling._base import GroupSampler, SamplerState
 
@@ -41,7 +42,7 @@ class _SimpleSampler(GroupSampler):
         mode: str = "exact",
         learner: Any = None,
         loss: str = "zero_one",
-        random_state: Any = None,
+        random_state: RandomState = None,
     ) -> None:
         self.budget = budget
         self.b0 = b0
@@ -98,7 +99,7 @@ class EpsilonGreedySampler(GroupSampler):
         mode: str = "exact",
         learner: Any = None,
         loss: str = "zero_one",
-        random_state: Any = None,
+        random_state: RandomState = None,
     ) -> None:
         self.budget = budget
         self.b0 = b0

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from fairacq._random import RandomState
 from fairacq._validation import Interval, Options
 from fairacq.exceptions import InvalidDataError
 from fairacq.sampling._base import GroupSampler, SamplerState
@@ -118,7 +119,7 @@ class SliceTunerSampler(GroupSampler):
         mode: str = "exact",
         learner: Any = None,
         loss: str = "log",
-        random_state: Any = None,
+        random_state: RandomState = None,
     ) -> None:
         self.budget = budget
         self.b0 = b0

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from fairacq._random import as_generator
+from fairacq._random import RandomState, as_generator
 from fairacq.valuation._hvp import (
     SolveResult,
     cholesky_solve,
@@ -67,7 +67,7 @@ class AutogradInfluence:
         Z_tr: NDArray[np.float64],
         y_tr: NDArray[np.int64],
         kind: str,
-        random_state: Any,
+        random_state: RandomState,
     ) -> None:
         self.t, self.tm, self.kind, self.random_state = t, tm, kind, random_state
         self.theta = tm.theta0.detach().clone().requires_grad_(True)

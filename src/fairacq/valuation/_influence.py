@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fairacq._deps import require
+from fairacq._random import RandomState
 from fairacq._validation import (
     Interval,
     Options,
@@ -107,7 +108,7 @@ def fairness_influence(
     privileged: int | None = None,
     solver: Literal["auto", "exact", "cg", "lissa"] = "auto",
     damping: float = 0.0,
-    random_state: Any = None,
+    random_state: RandomState = None,
     with_loss: bool = False,
 ) -> InfluenceResult:
     """Influence of up-weighting each training row on a fairness surrogate.
@@ -318,7 +319,12 @@ def _logistic_influence(problem: _Problem, damping: float, *, with_loss: bool) -
 
 
 def _torch_influence(
-    problem: _Problem, kind: str, damping: float, random_state: Any, *, with_loss: bool = False
+    problem: _Problem,
+    kind: str,
+    damping: float,
+    random_state: RandomState,
+    *,
+    with_loss: bool = False,
 ) -> _Influence:
     """Autograd path: surrogate gradient, one inverse-HVP solve, one pass over all rows.
 

@@ -36,7 +36,7 @@ import pandas as pd
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
-from fairacq._random import as_generator, spawn_seeds
+from fairacq._random import RandomState, as_generator, spawn_seeds
 from fairacq._validation import Interval, Options, validate_parameter_constraints
 from fairacq.data.loaders import load_movielens_100k
 from fairacq.data.relational._relational_data import RelationalData
@@ -67,7 +67,7 @@ class FitRatingModel(Protocol):
         rank: int,
         reg: float,
         n_iter: int,
-        random_state: Any,
+        random_state: RandomState,
     ) -> RatingModel:
         """Fit on the observed ``(users, items, ratings)``."""
         ...

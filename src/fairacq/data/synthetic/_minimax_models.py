@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from fairacq._random import as_generator
+from fairacq._random import RandomState, as_generator
 from fairacq._validation import Interval, Options, validate_parameter_constraints
 from fairacq.data._dataset import FairDataset
 from fairacq.exceptions import InvalidParameterError, UnknownNameError
@@ -74,7 +74,7 @@ class _GaussianGroupModel:
         )
 
     def sample(
-        self, group: str | int, n: int, random_state: Any = None
+        self, group: str | int, n: int, random_state: RandomState = None
     ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
         """Draw ``n`` i.i.d. rows of one group.
 
@@ -117,7 +117,7 @@ class _GaussianGroupModel:
         self,
         pi: float | Sequence[float],
         n: int,
-        random_state: Any = None,
+        random_state: RandomState = None,
         *,
         exact_counts: bool = False,
     ) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:
@@ -207,7 +207,7 @@ class _GaussianGroupModel:
         return total / sum(c.weight for c in comps)
 
     def _dataset(
-        self, n: int, pi_u: float, random_state: Any, where: str, section: str
+        self, n: int, pi_u: float, random_state: RandomState, where: str, section: str
     ) -> FairDataset:
         pi_u = _check_pi(where, pi_u, "pi_u")
         _check_count(where, n)
@@ -424,7 +424,7 @@ def make_synthetic_model1(
     pi_u: float = 0.5,
     instance: Literal["I", "II"] = "I",
     *,
-    random_state: Any = None,
+    random_state: RandomState = None,
 ) -> FairDataset:
     """Draw a :class:`FairDataset` from Synthetic Model 1 (Shekhar et al., §2.2).
 
@@ -460,7 +460,7 @@ def make_synthetic_model1(
 
 
 def make_synthetic_model2(
-    n: int = 1000, pi_u: float = 0.5, *, random_state: Any = None
+    n: int = 1000, pi_u: float = 0.5, *, random_state: RandomState = None
 ) -> FairDataset:
     """Draw a :class:`FairDataset` from Synthetic Model 2 (Shekhar et al., §5, Fig. 7).
 

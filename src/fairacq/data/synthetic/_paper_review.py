@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from fairacq._random import as_generator
+from fairacq._random import RandomState, as_generator
 from fairacq._validation import Interval, Options, validate_parameter_constraints
 from fairacq.data.relational._paper_review import PAPER_REVIEW_PREDICATES, _build
 from fairacq.data.relational._relational_data import RelationalData
@@ -52,7 +52,7 @@ def make_paper_review(
     p_high_quality: tuple[float, float] = (0.4, 0.2),
     p_summary: Sequence[float] = (0.0, 0.2, 0.9),
     preset: Literal["paper", "authors"] = "paper",
-    random_state: Any = None,
+    random_state: RandomState = None,
 ) -> RelationalData:
     """Sample the paper-review Bayesian network of Zhang & Ramesh (§5.1, Table 2).
 

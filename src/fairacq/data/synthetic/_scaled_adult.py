@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pandas as pd
 
-from fairacq._random import as_generator
+from fairacq._random import RandomState, as_generator
 from fairacq._validation import Interval, validate_parameter_constraints
 from fairacq.data._dataset import FairDataset
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
@@ -20,7 +18,7 @@ def make_scaled_adult(
     n_rows: int,
     *,
     noise: float = 0.05,
-    random_state: Any = None,
+    random_state: RandomState = None,
 ) -> FairDataset:
     """Grow ``base`` to ``n_rows`` rows with synthetic rows resembling its own.
 

@@ -41,7 +41,7 @@ from typing import Any, ClassVar, Literal, cast
 import numpy as np
 import pandas as pd
 
-from fairacq._random import derive_int_seed, spawn_seeds
+from fairacq._random import RandomState, derive_int_seed, spawn_seeds
 from fairacq._trace import Trace
 from fairacq.data.relational._relational_data import RelationalData
 from fairacq.exceptions import InvalidParameterError
@@ -380,7 +380,7 @@ class A3slMovieLensConfig(A3slConfig):
 
 # ---------------------------------------------------------------------------- helpers
 def subsample_entities(
-    data: RelationalData, column: str, keep: int, *, random_state: Any = None
+    data: RelationalData, column: str, keep: int, *, random_state: RandomState = None
 ) -> RelationalData:
     """Keep ``keep`` random entities of one type, and only the atoms that mention no other.
 

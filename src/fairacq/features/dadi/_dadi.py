@@ -33,7 +33,7 @@ from fairacq._checkpoint import (
 )
 from fairacq._io import read_json, sha256_file, write_json
 from fairacq._loop import RunLoop, run_loop
-from fairacq._random import child_seeds
+from fairacq._random import RandomState, child_seeds
 from fairacq._trace import Trace, TraceRecorder
 from fairacq._validation import MAX_ABS_VALUE, Interval, Options, check_groups, check_no_nan
 from fairacq._version import __version__
@@ -241,7 +241,7 @@ class DADI(Strategy):
         set_elements: Literal["columns", "hot"] = "columns",
         checkpoint_dir: str | os.PathLike[str] | None = None,
         checkpoint_every: int = 1000,
-        random_state: Any = None,
+        random_state: RandomState = None,
     ) -> None:
         self.gamma = gamma
         self.reward = reward

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from fairacq._random import RandomState
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
 from fairacq.filtering.proxies._rules import LinearRule, TreeRule
 
@@ -178,7 +179,11 @@ def _tree(clf: Any, a: NDArray[np.float64], b: NDArray[np.float64]) -> TreeRule:
 
 
 def estimator_rule(
-    model: Any, X: NDArray[np.float64], codes: NDArray[np.int64], *, random_state: Any = None
+    model: Any,
+    X: NDArray[np.float64],
+    codes: NDArray[np.int64],
+    *,
+    random_state: RandomState = None,
 ) -> LinearRule | TreeRule | EstimatorRule:
     """Fit ``model`` to predict ``codes`` from ``X``; return it as a rule.
 

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fairacq._random import RandomState
 from fairacq._validation import check_known_params, did_you_mean
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
@@ -39,7 +40,7 @@ def make_proxy(
     alpha: float = 0.2,
     gamma: float = 0.1,
     model: Any = None,
-    random_state: Any = None,
+    random_state: RandomState = None,
     **unknown: Any,
 ) -> Any:
     """Build an unfitted proxy by name.
@@ -97,7 +98,7 @@ def fit_proxy(
     alpha: float = 0.2,
     gamma: float = 0.1,
     model: Any = None,
-    random_state: Any = None,
+    random_state: RandomState = None,
 ) -> Any:
     """Fit proxy ``proxy`` on a labelled sample.
 

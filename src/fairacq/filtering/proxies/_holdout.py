@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from fairacq._random import RandomState
 from fairacq.data._dataset import FairDataset
 from fairacq.exceptions import DegenerateModelError
 from fairacq.models import check_probabilities, is_one_class, make_learner
@@ -69,7 +70,7 @@ class HeldOutCheck:
 
 
 def held_out_group_check(
-    data: FairDataset, *, model: Any = None, random_state: Any = None
+    data: FairDataset, *, model: Any = None, random_state: RandomState = None
 ) -> HeldOutCheck:
     """Fit a classifier of the group on 75 % of ``data`` and score it on the other 25 %.
 

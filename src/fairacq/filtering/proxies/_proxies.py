@@ -28,7 +28,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from fairacq._base import Strategy
-from fairacq._random import as_generator, derive_int_seed
+from fairacq._random import RandomState, as_generator, derive_int_seed
 from fairacq._trace import Trace, TraceRecorder
 from fairacq._validation import (
     MAX_ABS_VALUE,
@@ -141,7 +141,7 @@ class FittedProxy:
         """In-sample expected fraction admitted, ``r_hat . rho``."""
         return expected_acceptance_rate(self.proxy_marginal, self.rho)
 
-    def proxy_values(self, X: Any, *, random_state: Any = None) -> NDArray[np.int64]:
+    def proxy_values(self, X: Any, *, random_state: RandomState = None) -> NDArray[np.int64]:
         """Return the proxy value of each candidate.
 
         Parameters
@@ -624,7 +624,7 @@ def _tree_rule(
     codes: NDArray[np.int64],
     max_depth: int | None,
     min_samples_leaf: int,
-    random_state: Any,
+    random_state: RandomState,
 ) -> TreeRule:
     from sklearn.tree import DecisionTreeClassifier
 
@@ -850,7 +850,7 @@ class NaiveTreeProxy(_LabelProxy):
         min_samples_leaf: int = 1,
         estimator: Any = None,
         target: Any = None,
-        random_state: Any = None,
+        random_state: RandomState = None,
     ) -> None:
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
@@ -922,7 +922,7 @@ class QPTreeProxy(_LabelProxy):
         target: Any = None,
         relaxed: bool = False,
         solver: str = "auto",
-        random_state: Any = None,
+        random_state: RandomState = None,
     ) -> None:
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from fairacq._random import RandomState
 from fairacq._warnings import warn_caller
 from fairacq.data._columns import TableColumns, prepare_table
 from fairacq.data._dataset import FairDataset
@@ -106,7 +107,9 @@ class TableProxy:
         """Return each candidate's admission probability from its raw columns."""
         return self.proxy.admission_probability(self.encode(frame))
 
-    def proxy_values(self, frame: pd.DataFrame, *, random_state: Any = None) -> NDArray[np.int64]:
+    def proxy_values(
+        self, frame: pd.DataFrame, *, random_state: RandomState = None
+    ) -> NDArray[np.int64]:
         """Return each candidate's proxy value from its raw columns."""
         return self.proxy.proxy_values(self.encode(frame), random_state=random_state)
 
@@ -151,7 +154,7 @@ def fit_proxy_report(
     alpha: float = 0.2,
     gamma: float = 0.1,
     model: Any = None,
-    random_state: Any = None,
+    random_state: RandomState = None,
     max_beta: float = 0.1,
 ) -> tuple[Any, dict[str, Any]]:
     """Fit a proxy with :func:`fit_proxy` and report what it achieved on its training rows.
@@ -228,7 +231,7 @@ def _held_out_problems(
     fitted: FittedProxy,
     asked: tuple[float, float],
     model: Any,
-    random_state: Any,
+    random_state: RandomState,
 ) -> list[str]:
     """Check the columns' signal and the proxy's classifier on held-out rows.
 
@@ -294,7 +297,7 @@ def fit_table_proxy(
     alpha: float = 0.2,
     gamma: float = 0.1,
     model: Any = None,
-    random_state: Any = None,
+    random_state: RandomState = None,
     max_beta: float = 0.1,
     name: str = "table",
 ) -> TableProxy:

@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fairacq._base import Strategy
+from fairacq._random import RandomState
 from fairacq._validation import HasMethods, Interval, Options
 from fairacq.exceptions import NotFittedError
 from fairacq.filtering._weights import UnreachableTargetWarning, sampling_weights
@@ -224,7 +225,7 @@ class AlphaBetaProxy(Strategy):
         fitted: FittedProxy = self.fitted_
         return fitted
 
-    def proxy_values(self, X: Any, *, random_state: Any = None) -> NDArray[np.int64]:
+    def proxy_values(self, X: Any, *, random_state: RandomState = None) -> NDArray[np.int64]:
         """Draw each candidate's leaf (the proxy is randomized, Definition 9).
 
         Raises

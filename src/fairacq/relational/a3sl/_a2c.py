@@ -35,7 +35,7 @@ from torch import nn
 
 from fairacq._checkpoint import load_tensors, save_tensors
 from fairacq._io import read_json, write_json
-from fairacq._random import derive_int_seed
+from fairacq._random import RandomState, derive_int_seed
 from fairacq.exceptions import CorruptFileError, InvalidParameterError
 from fairacq.relational.a3sl._clause_env import Clause, ClauseEnv, ClauseScorer, ClauseSpace
 
@@ -217,7 +217,7 @@ class A2CAgent:
         scorer: ClauseScorer,
         config: A2CConfig | None = None,
         *,
-        random_state: Any = None,
+        random_state: RandomState = None,
     ) -> None:
         self.space = space
         self.scorer = scorer

@@ -40,7 +40,7 @@ from fairacq._checkpoint import (
 )
 from fairacq._deps import require
 from fairacq._loop import RunLoop, run_loop
-from fairacq._random import child_seeds
+from fairacq._random import RandomState, child_seeds
 from fairacq._trace import Trace
 from fairacq._validation import Interval, Options
 from fairacq.data.relational._relational_data import RelationalData
@@ -277,7 +277,7 @@ class FairA3SL(Strategy):
         max_seconds: float | None = None,
         refine_seconds: float | None = None,
         refine_literals: int = 2,
-        random_state: Any = None,
+        random_state: RandomState = None,
     ) -> None:
         self.preset = preset
         self.variant = variant

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from fairacq._random import derive_int_seed
+from fairacq._random import RandomState, derive_int_seed
 from fairacq.data.relational._relational_data import RelationalData
 from fairacq.exceptions import FairacqError, InvalidDataError, InvalidParameterError
 from fairacq.relational.a3sl._clause_env import (
@@ -251,7 +251,7 @@ class StructureScorer:
         map_options: Mapping[str, Any] | None = None,
         failure_reward: float = 0.0,
         fair_weight_learning: bool = False,
-        random_state: Any = None,
+        random_state: RandomState = None,
     ) -> None:
         self.data = data
         self.space = space

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from fairacq._random import spawn_seeds
+from fairacq._random import RandomState, spawn_seeds
 from fairacq._validation import did_you_mean
 from fairacq.data.relational._relational_data import RelationalData
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
@@ -49,7 +49,7 @@ def fit_fair_mf(
     n_iter: int = 15,
     n_epochs: int = 200,
     lr: float = 1e-3,
-    random_state: Any = None,
+    random_state: RandomState = None,
 ) -> BiasedMF:
     """Fit a matrix factorisation with non-parity and overestimation regularisers (Fair-MF).
 
@@ -219,7 +219,7 @@ def movielens_baseline(
     lam_parity: float = 1.0,
     lam_over: float = 1.0,
     fair_options: Mapping[str, Any] | None = None,
-    random_state: Any = None,
+    random_state: RandomState = None,
 ) -> pd.DataFrame:
     """Predict the target ratings of one MovieLens fold with MF or Fair-MF.
 

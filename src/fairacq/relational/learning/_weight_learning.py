@@ -31,7 +31,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from fairacq._random import as_generator
+from fairacq._random import RandomState, as_generator
 from fairacq._validation import did_you_mean
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
 from fairacq.relational.hlmrf._ground_model import GroundModel, LinearConstraints
@@ -134,7 +134,7 @@ def learn_weights(
     fairness: LinearConstraints | None = None,
     priors: Sequence[Prior] | Mapping[str, Prior] = (),
     admm_options: Mapping[str, Any] | None = None,
-    random_state: Any = None,
+    random_state: RandomState = None,
 ) -> WeightLearningResult:
     """Learn soft-rule weights by PSL's maximum-likelihood MPE voted perceptron.
 
