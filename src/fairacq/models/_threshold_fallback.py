@@ -25,6 +25,8 @@ from numpy.typing import NDArray
 
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidDataError
+from fairacq.models._group_thresholds import thresholds_at_rates
+from fairacq.models._mitigated_model import quiet_fairlearn
 
 __all__ = ["PartialThresholds", "one_label_groups"]
 
@@ -52,8 +54,6 @@ class PartialThresholds:
 
     def chances(self, X: Any, *, sensitive_features: Any) -> NDArray[np.float64]:
         """Return each row's chance of a positive prediction."""
-        from fairacq.models._mitigated_model import quiet_fairlearn
-
         X = np.asarray(X)
         groups = np.asarray(sensitive_features, dtype=np.int64)
         out = np.zeros(len(groups), dtype=np.float64)
@@ -139,8 +139,6 @@ def _dp_cuts(
     model: Any, fitted: Any, dataset: FairDataset, one_label: dict[int, int], tol: float
 ) -> dict[int, float]:
     """Each one-label group's threshold at the rate its label prefers inside the others' band."""
-    from fairacq.models._group_thresholds import thresholds_at_rates
-
     s, X = np.asarray(dataset.s, dtype=np.int64), dataset.to_numpy()
     kept = ~np.isin(s, list(one_label))
     rule = PartialThresholds(model, fitted, {}, "")
