@@ -14,7 +14,7 @@ ifneq ($(wildcard ../shared/datasets),)
 export FAIRACQ_DATA ?= $(abspath ../shared/datasets)
 endif
 
-.PHONY: demo test lint bench bench-quick venv clean
+.PHONY: demo test lint bench bench-quick docs docs-check venv clean
 
 venv: $(STAMP)
 
@@ -35,6 +35,14 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
+# The documentation site (docs/_build/html): API reference, guides, executed examples.
+# Any Sphinx warning fails the build; docs-check then opens pages in headless Chromium.
+docs: $(STAMP)
+	$(BIN)/sphinx-build -W --keep-going -q -b html docs docs/_build/html
+
+docs-check: docs
+	$(BIN)/python docs/check_site.py docs/_build/html
+
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py
 
@@ -42,4 +50,5 @@ bench-quick: $(STAMP)
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 -q -m bench tests/test_benchmarks.py
 
 clean:
-	rm -rf $(VENV) fairacq-demo .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) fairacq-demo .pytest_cache .mypy_cache .ruff_cache docs/_build \
+		docs/auto_examples docs/api/generated docs/api/packages

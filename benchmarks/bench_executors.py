@@ -64,16 +64,16 @@ def _running_cluster(processes: bool = True) -> Iterator[str]:
     """A 2-worker local cluster whose workers have imported fairacq; yields its address."""
     from distributed import Client
 
-    from fairacq._dask import local_cluster
+    from fairacq.parallel._dask import local_cluster
 
     with local_cluster(2, processes=processes) as cluster, Client(cluster) as client:
-        client.run(__import__, "fairacq.experiments")
+        client.run(__import__, "fairacq_experiments")
         client.run(__import__, "fairacq.acquisition")
         yield cluster.scheduler_address
 
 
 def _trials(case: str, n_trials: int, quick: bool) -> Callable[[], Any]:
-    from fairacq.experiments import DaskExecutor, LocalExecutor, SerialExecutor, run_experiment
+    from fairacq_experiments import DaskExecutor, LocalExecutor, SerialExecutor, run_experiment
 
     extra = {"methods": ("random",), "dataset": "german"} if quick else {}
 

@@ -29,7 +29,7 @@ reported; ``ratio`` is fairacq / reference. FAL (its authors' candidates and alp
 peers experiments) is timed per round on the same split, against Falcon's per round.
 
 Splits: Falcon's recipe (each (group, label) cell split 1 : 1 : 8 : 4 into training,
-validation, pool and test; :func:`fairacq.experiments.peers._tasks.split_cells`) on ACS
+validation, pool and test; :func:`fairacq_experiments.peers._tasks.split_cells`) on ACS
 Income by sex (14 offline states, one-hot, sensitive columns among the features; or
 ``acs-income-codes``: the categorical codes kept as numbers) and COMPAS by race (200 rounds:
 its pool cannot give 4,000 labels). ``FAIRACQ_DATA`` must hold ACS. Writes
@@ -180,7 +180,7 @@ class ReferenceFalcon:
 def _split(name: str, seed: int) -> dict[str, Any]:
     from fairacq._random import spawn_seeds
     from fairacq.data import load_dataset
-    from fairacq.experiments.peers._tasks import ACS_OFFLINE_STATES, load_rows_dataset, split_cells
+    from fairacq_experiments.peers._tasks import ACS_OFFLINE_STATES, load_rows_dataset, split_cells
 
     if name == "acs-income-codes":  # the categorical codes kept as numbers: 8 features
         data = load_dataset(

@@ -22,8 +22,8 @@ from _common import parse_args, report
 
 from fairacq.data import load_dataset
 from fairacq.data.splits import split_dadi
-from fairacq.experiments.dadi import DadiFig2SecondConfig, resolve_second_dataset
 from fairacq.features import DADI
+from fairacq_experiments.dadi import DadiFig2SecondConfig, resolve_second_dataset
 
 FULL_PRE, FULL_JOINT = 10_000, 10_000
 

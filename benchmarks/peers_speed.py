@@ -46,7 +46,7 @@ def _split(seed: int) -> tuple[Any, Any, Any, Any]:
 def _acs_split(seed: int, codes: bool) -> tuple[Any, Any, Any, Any]:
     from fairacq._random import spawn_seeds
     from fairacq.data import load_dataset
-    from fairacq.experiments.peers._tasks import ACS_OFFLINE_STATES, split_cells
+    from fairacq_experiments.peers._tasks import ACS_OFFLINE_STATES, split_cells
 
     data = load_dataset(
         "acs-income", states=ACS_OFFLINE_STATES, sensitive="sex", one_hot=not codes

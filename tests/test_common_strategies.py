@@ -29,6 +29,7 @@ from fairacq.acquisition import (
     InfAcquirer,
     PostThresholdAcquirer,
     RandomAcquirer,
+    ThresholdAwareAcquirer,
 )
 from fairacq.data import FairDataset, load_toy
 from fairacq.data.synthetic import SyntheticModel1
@@ -37,10 +38,7 @@ from fairacq.filtering import (
     AlphaBetaProxy,
     BalancedFilter,
     FittedProxy,
-    NaiveRegressionProxy,
-    NaiveTreeProxy,
-    QPRegressionProxy,
-    QPTreeProxy,
+    LabelProxy,
     load_proxy,
     save_proxy,
 )
@@ -157,7 +155,7 @@ def _dadi_predictions(model: Any) -> dict[str, Any]:
 
 
 def _dadi_decisions(strategy: Any, output: Any) -> dict[str, Any]:
-    return {**_dadi_predictions(strategy), "history": strategy.history_}
+    return {**_dadi_predictions(strategy), "trace": strategy.trace_.to_frame()}
 
 
 def _dadi_save_load(model: Any, folder: Path) -> Any:
@@ -218,10 +216,11 @@ def _proxy_save_load(model: Any, folder: Path) -> Any:
     return load_proxy(save_proxy(model, folder / "proxy.json"))
 
 
-def _proxy(cls: type[Strategy], *, random: bool, **kw: Any) -> Spec:
+def _proxy(cls: type[Strategy], *, random: bool, seed: int | None = None, **kw: Any) -> Spec:
+    seeded = {} if seed is None else {"random_state": seed}
     return Spec(
         cls=cls,
-        make=lambda: cls(**kw),
+        make=lambda: cls(**kw, **seeded),
         run=_run_proxy,
         decisions=_proxy_decisions,
         random=random,
@@ -235,7 +234,8 @@ def _proxy(cls: type[Strategy], *, random: bool, **kw: Any) -> Spec:
 
 @cache
 def _filter_proxy() -> FittedProxy:
-    fitted = QPTreeProxy(max_depth=3, random_state=0).fit(*_proxy_data()).fitted_
+    proxy = LabelProxy(predictor="tree", weights="qp", max_depth=3, random_state=0)
+    fitted = proxy.fit(*_proxy_data()).fitted_
     assert isinstance(fitted, FittedProxy)
     return fitted
 
@@ -295,7 +295,8 @@ def _a3sl_decisions(strategy: Any, output: Any) -> dict[str, Any]:
     return {
         "rules": strategy.best_rules_,
         "reward": strategy.best_reward_,
-        "history": strategy.history_[cols],
+        "trace": strategy.trace_.to_frame(),
+        "episodes": strategy.agent_.history()[cols],
         "agent": strategy.agent_.net.state_dict(),
     }
 
@@ -370,6 +371,9 @@ SPECS: dict[type[Strategy], Spec] = {
         _acquirer(FALAcquirer, n_candidates=4, candidates="random"),
         # Random rows and randomised threshold predictions, both seeded; a tolerance > 0.
         _acquirer(PostThresholdAcquirer, tol=0.05),
+        # Rows closest to their group's threshold: with "lr" only exact ties are random, so
+        # the seeded decision tree makes the seed matter.
+        _acquirer(ThresholdAwareAcquirer, learner="decision_tree", tol=0.05),
         _sampler(AoptSampler),
         _sampler(AoptPlusSampler),
         _sampler(EpsilonGreedySampler),
@@ -386,12 +390,10 @@ SPECS: dict[type[Strategy], Spec] = {
         _sampler(AbernethyGreedySampler),
         DADI_SPEC,
         FILTER_SPEC,
-        # Logistic regression by lbfgs: no random_state, deterministic.
-        _proxy(NaiveRegressionProxy, random=False),
-        _proxy(QPRegressionProxy, random=False),
-        # The seed breaks ties between equally good splits (columns a and b are equal).
-        _proxy(NaiveTreeProxy, random=True, max_depth=3, random_state=0),
-        _proxy(QPTreeProxy, random=True, max_depth=3, random_state=0),
+        # The tree with Algorithm 1's weights: the seed breaks ties between equally good
+        # splits (columns a and b are equal). The other three combinations are checked in
+        # tests/filtering/test_proxies.py.
+        _proxy(LabelProxy, random=True, predictor="tree", weights="qp", max_depth=3, seed=0),
         # No random_state: the Lagrangian game and its oracles are deterministic (the leaf
         # draws of the randomized tree take their seed in proxy_values).
         _proxy(AlphaBetaProxy, random=False, max_depth=3, max_iter=10, tol=0.01),

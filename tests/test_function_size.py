@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "fairacq"
+#: The library and the paper harness beside it.
+ROOTS = (SRC, SRC.with_name("fairacq_experiments"))
 LIMIT = 60
 
 #: What is left above the limit: "module:qualified.name" -> its size when last measured.
@@ -56,7 +58,7 @@ def _body_size(func: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
 
 
 def test_no_new_long_function_and_none_grows() -> None:
-    sizes = function_sizes()
+    sizes = {k: v for root in ROOTS for k, v in function_sizes(root).items()}
     new = {k: v for k, v in sizes.items() if v > LIMIT and k not in LONG_FUNCTIONS}
     assert not new, f"functions over {LIMIT} lines (split them): {new}"
     grown = {
@@ -66,7 +68,7 @@ def test_no_new_long_function_and_none_grows() -> None:
 
 
 def test_the_list_only_shrinks() -> None:
-    sizes = function_sizes()
+    sizes = {k: v for root in ROOTS for k, v in function_sizes(root).items()}
     done = sorted(k for k in LONG_FUNCTIONS if sizes.get(k, 0) <= LIMIT)
     assert not done, f"back under {LIMIT} lines or gone: remove from LONG_FUNCTIONS: {done}"
 

@@ -71,7 +71,7 @@ def describe(graph: grimp.ImportGraph, component: list[str]) -> str:
 
 
 def package_graph() -> grimp.ImportGraph:
-    graph = grimp.build_graph("fairacq", cache_dir=None)
+    graph = grimp.build_graph("fairacq", "fairacq_experiments", cache_dir=None)
     for importer, imported in KNOWN_CYCLE_EDGES:
         if graph.direct_import_exists(importer=importer, imported=imported):
             graph.remove_import(importer=importer, imported=imported)

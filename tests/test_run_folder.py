@@ -11,7 +11,7 @@ import pytest
 
 from fairacq import CheckpointCallback, Trace, TraceRecorder
 from fairacq._run_folder import check_run_folder, run_folder
-from fairacq.cli._acquire_resume import STAMP_KEY, check_stamp, run_stamp
+from fairacq.cli.acquire._acquire_resume import STAMP_KEY, check_stamp, run_stamp
 from fairacq.exceptions import InvalidParameterError
 
 

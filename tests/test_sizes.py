@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fairacq._sizes import read_size
+from fairacq._validation import read_size
 from fairacq.exceptions import InvalidParameterError
 
 

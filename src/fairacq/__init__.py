@@ -11,7 +11,7 @@ model treats groups of people more fairly?":
 
 Shared layers: :mod:`fairacq.data` (:class:`FairDataset`, loaders, splits, generators),
 :mod:`fairacq.metrics`, :mod:`fairacq.models`, :mod:`fairacq.reporting` and
-:mod:`fairacq.experiments`. Every run returns a :class:`Trace`.
+:mod:`fairacq.parallel` (executors). Every run returns a :class:`Trace`.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ import stat
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Literal
 
 from fairacq.exceptions import CorruptFileError, InvalidParameterError
 
@@ -31,6 +31,7 @@ __all__ = [
     "read_bytes_bounded",
     "read_json",
     "sha256_file",
+    "to_jsonable",
     "write_json",
 ]
 
@@ -310,7 +311,7 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO[A
 def write_json(path: str | os.PathLike[str], obj: Any) -> None:
     """Write ``obj`` as indented JSON, atomically."""
     with atomic_write(path) as f:
-        json.dump(obj, f, indent=2, sort_keys=False, default=_json_default)
+        json.dump(to_jsonable(obj, unknown="raise"), f, indent=2, sort_keys=False)
         f.write("\n")
 
 
@@ -412,16 +413,53 @@ def sha256_file(path: str | os.PathLike[str], *, chunk: int = 1 << 20) -> str:
     return h.hexdigest()
 
 
-def _json_default(obj: Any) -> Any:
-    """Convert numpy scalars/arrays and paths for :func:`json.dump`."""
-    import numpy as np
+def to_jsonable(obj: Any, *, unknown: Literal["repr", "str", "raise"] = "repr") -> Any:
+    """Return ``obj`` in JSON types: the one conversion every saved artefact uses.
+
+    Mappings become dicts with string keys, lists and tuples lists, sets sorted lists, numpy
+    scalars and arrays Python numbers and lists, paths strings; None, str, int, float and bool
+    stay as they are.
+
+    Parameters
+    ----------
+    obj : object
+        What to convert (nested containers are converted all the way down).
+    unknown : {"repr", "str", "raise"}, default="repr"
+        What becomes of any other object: its ``repr``, its ``str``, or a :class:`TypeError`
+        naming its type.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> to_jsonable({1: (np.int64(2), np.array([0.5])), "s": {"b", "a"}})
+    {'1': [2, [0.5]], 's': ['a', 'b']}
+    """
+    if obj is None or type(obj) in (str, int, float, bool):
+        return obj
+    if isinstance(obj, Mapping):
+        return {str(k): to_jsonable(v, unknown=unknown) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v, unknown=unknown) for v in obj]
+    if isinstance(obj, (set, frozenset)):
+        return _sorted([to_jsonable(v, unknown=unknown) for v in obj])
+    if isinstance(obj, os.PathLike):
+        return os.fspath(obj)
+    import numpy as np  # here, so that importing the kernel's IO does not load numpy
 
     if isinstance(obj, np.generic):
         return obj.item()
     if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    if isinstance(obj, (Path, os.PathLike)):
-        return os.fspath(obj)
-    if isinstance(obj, (set, frozenset)):
-        return sorted(obj)
-    raise TypeError(f"Object of type {type(obj).__name__} is not JSON serialisable")
+        return to_jsonable(obj.tolist(), unknown=unknown)
+    if isinstance(obj, (str, int, float, bool)):  # subclasses: enums of str or int
+        return obj
+    if unknown == "raise":
+        raise TypeError(f"Object of type {type(obj).__name__} is not JSON serialisable")
+    return repr(obj) if unknown == "repr" else str(obj)
+
+
+def _sorted(items: list[Any]) -> list[Any]:
+    """Sort a set's items: by value when they compare, else by their text."""
+    try:
+        return sorted(items)
+    except TypeError:
+        return sorted(items, key=repr)

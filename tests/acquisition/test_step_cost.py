@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from fairacq import CheckpointCallback
-from fairacq import _trace as trace_module
+from fairacq._trace import _trace as trace_module
 from fairacq.acquisition import DataSiftInfAcquirer
 from fairacq.acquisition._datasift import _batch_len
 from fairacq.acquisition._growing import GrowingArray
@@ -40,13 +40,13 @@ def _run(data, callbacks=(), continue_from=None, **kw):
 def test_datasift_inf_step_encodes_no_more_late_than_early(toy, monkeypatch):
     """Each step converts its own row to JSON, never the whole history (the excluded rows)."""
     calls = [0]
-    encode = trace_module._jsonable
+    encode = trace_module.to_jsonable
 
     def counting(obj):
         calls[0] += 1
         return encode(obj)
 
-    monkeypatch.setattr(trace_module, "_jsonable", counting)
+    monkeypatch.setattr(trace_module, "to_jsonable", counting)
     marks: list[int] = []
     frame = _run(
         toy, [lambda rec: marks.append(calls[0])], budget=60, batch_size=5, tau=0.0,

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from fairacq._dask import local_cluster
 from fairacq.acquisition import (
     DaskChunkExecutor,
     InMemoryPool,
@@ -26,6 +25,7 @@ from fairacq.cli import app
 from fairacq.data import load_toy
 from fairacq.exceptions import InvalidParameterError, SchedulerUnreachableError
 from fairacq.models import make_learner
+from fairacq.parallel._dask import local_cluster
 
 distributed = pytest.importorskip("distributed")
 

@@ -123,7 +123,11 @@ CLI_CASES: list[tuple[dict[str, Any], Fragments]] = [
     ({"--method": "datasift", "--alpha": "-1"}, ("'alpha' parameter of DataSiftAcquirer",)),
     ({"--accuracy-weight": "0.5"}, ("only datasift-inf computes", "--method datasift-inf")),
     ({"--refit": "warm"}, ("'refit'", "'warm'", "'scratch'")),
-    ({"--tol": "0.1"}, ("only post-thresholds fits", "--method post-thresholds")),
+    (
+        {"--tol": "0.1"},
+        ("only post-thresholds and threshold-aware fit", "--method threshold-aware"),
+    ),
+    ({"--method": "threshold-aware", "--metric": "eopp"}, ("demographic parity only",)),
     ({"--method": "post-thresholds", "--tol": "-0.1"}, ("--tol must be a number >= 0",)),
     ({"--method": "post-thresholds", "--tol": "inf"}, ("--tol must be a number >= 0",)),
     ({"--method": "post-thresholds", "--metric": "eo", "--tol": "0.1"}, ("take no tolerance",)),
@@ -191,7 +195,7 @@ def checkpointed(files: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("ck") / "run"
     change = {"--method": "datasift", "--budget": "40", "--tau": "0", "--checkpoint-every": "1"}
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr("fairacq.cli._acquire.write_outputs", _stopped_before_outputs)
+        mp.setattr("fairacq.cli.acquire._acquire.write_outputs", _stopped_before_outputs)
         res = run_cli(*_args(files, out, change))
     assert res.exit_code == 130, res.output  # stopped as by Ctrl-C
     assert (out / "checkpoint.json").exists()

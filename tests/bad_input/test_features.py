@@ -197,11 +197,11 @@ TAMPER: list[tuple[str, Callable[[Path], Any], Fragments]] = [
         ("columns.json", "checksum differs"),
     ),
     ("encoder missing", lambda d: (d / "encoder.json").unlink(), ("encoder.json", "missing")),
-    ("history garbage", lambda d: (d / "history.json").write_text("[1, 2, 3]"), ("history.json",)),
+    ("trace garbage", lambda d: (d / "trace.json").write_text("[1, 2, 3]"), ("trace.json",)),
     (
-        "history not json",
-        lambda d: (d / "history.json").write_text("nope"),
-        ("history.json", "not valid JSON"),
+        "trace not parquet",
+        lambda d: (d / "trace.parquet").write_bytes(b"nope"),
+        ("trace.parquet", "cannot be read as Parquet"),
     ),
 ]
 

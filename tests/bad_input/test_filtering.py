@@ -23,7 +23,7 @@ from fairacq.exceptions import (
 from fairacq.filtering import (
     AlphaBetaProxy,
     BalancedFilter,
-    QPTreeProxy,
+    LabelProxy,
     filter_table,
     fit_proxy,
     fit_table_proxy,
@@ -290,39 +290,63 @@ API_CASES: list[tuple[str, Any, type[FairacqError], Fragments]] = [
     ("gamma 0", lambda t: AlphaBetaProxy(gamma=0.0).fit(*t), InvalidParameterError, "'gamma'"),
     (
         "X NaN",
-        lambda t: QPTreeProxy().fit(np.where(t[0] > 1, np.nan, t[0]), t[1]),
+        lambda t: LabelProxy(predictor="tree", weights="qp").fit(
+            np.where(t[0] > 1, np.nan, t[0]), t[1]
+        ),
         InvalidDataError,
         "NaN",
     ),
     (
         "X inf",
-        lambda t: QPTreeProxy().fit(np.where(t[0] > 1, np.inf, t[0]), t[1]),
+        lambda t: LabelProxy(predictor="tree", weights="qp").fit(
+            np.where(t[0] > 1, np.inf, t[0]), t[1]
+        ),
         InvalidDataError,
         "inf",
     ),
     (
         "one group",
-        lambda t: QPTreeProxy().fit(t[0], np.zeros(len(t[1]), dtype=int)),
+        lambda t: LabelProxy(predictor="tree", weights="qp").fit(
+            t[0], np.zeros(len(t[1]), dtype=int)
+        ),
         InvalidDataError,
         "group",
     ),
-    ("lengths", lambda t: QPTreeProxy().fit(t[0], t[1][:10]), InvalidDataError, "lengths"),
-    ("unfitted proxy", lambda t: QPTreeProxy().admission_probability(t[0]), NotFittedError, "fit"),
+    (
+        "lengths",
+        lambda t: LabelProxy(predictor="tree", weights="qp").fit(t[0], t[1][:10]),
+        InvalidDataError,
+        "lengths",
+    ),
+    (
+        "unfitted proxy",
+        lambda t: LabelProxy(predictor="tree", weights="qp").admission_probability(t[0]),
+        NotFittedError,
+        "fit",
+    ),
     (
         "fitted on other width",
-        lambda t: QPTreeProxy(random_state=0).fit(*t).admission_probability(t[0][:, :2]),
+        lambda t: (
+            LabelProxy(predictor="tree", weights="qp", random_state=0)
+            .fit(*t)
+            .admission_probability(t[0][:, :2])
+        ),
         InvalidDataError,
         "column",
     ),
     (
         "filter unfitted proxy",
-        lambda t: BalancedFilter(proxy=QPTreeProxy()).filter(pd.DataFrame(t[0])),
+        lambda t: BalancedFilter(proxy=LabelProxy(predictor="tree", weights="qp")).filter(
+            pd.DataFrame(t[0])
+        ),
         FairacqError,
         "fit",
     ),
     (
         "filter seed",
-        lambda t: BalancedFilter(proxy=QPTreeProxy(), random_state=-1).filter(pd.DataFrame(t[0])),
+        lambda t: BalancedFilter(
+            proxy=LabelProxy(predictor="tree", weights="qp"), random_state=-1
+        ).filter(pd.DataFrame(t[0])),
         InvalidParameterError,
         "random_state",
     ),

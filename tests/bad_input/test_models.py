@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fairacq.cli._user_model import (
+from fairacq.cli.shared._user_model import (
     forget_user_models,
     remember_user_model,
     user_model_failure,
@@ -99,7 +99,7 @@ def test_filter_fit_with_one_probability_column(files: Path, tmp_path: Path) -> 
 
 
 def test_model_build_failure_tells_a_parameter_from_a_constructor() -> None:
-    from fairacq.cli._user_model import model_build_failure
+    from fairacq.cli.shared._user_model import model_build_failure
 
     param = model_build_failure("lr", ["bogus"], TypeError("unexpected keyword 'bogus'"))
     assert param.startswith("--model lr does not take --model-param bogus")

@@ -184,7 +184,7 @@ def test_relational_infer_wrong_paths(psl, tmp_path, args, fragments) -> None:
         ),
         (["learn", "--fold", "99"], ("'fold' of compas", "from 0 to 4", "Got 99")),
         (["learn", "--out", "/proc/fairacq-a3sl"], ("--out", "cannot write in /proc")),
-        (["learn", "--refine-seconds", "-1"], ("--refine-seconds must be > 0",)),
+        (["learn", "--refine-evaluations", "-1"], ("--refine-evaluations must be >= 1",)),
         (["learn", "--seed", "-1"], ("random_state",)),
         (["learn", "--prior", "eqodds=-1"], ("'alpha_odds'",)),
         (["learn", "--prior", "foo=1"], ("--prior: write 'eqodds=<strength>'",)),

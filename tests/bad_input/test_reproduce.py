@@ -14,7 +14,7 @@ from fairacq.exceptions import (
     SchedulerUnreachableError,
     UnknownNameError,
 )
-from fairacq.experiments import get_experiment, make_executor, merge_experiment, run_experiment
+from fairacq_experiments import get_experiment, make_executor, merge_experiment, run_experiment
 from tests.bad_input._corpus import Fragments, assert_api_error, assert_cli_error, run_cli
 
 CLI_CASES: list[tuple[list[str], Fragments]] = [

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from fairacq.cli._experiment_folder import check_experiment_folder, experiment_in
 from fairacq.exceptions import InvalidParameterError
+from fairacq_experiments.cli._experiment_folder import check_experiment_folder, experiment_in
 from tests.bad_input._corpus import assert_api_error, assert_cli_error, run_cli
 from tests.bad_input.test_run_folders import ROLES, _snapshot
 
@@ -105,7 +105,7 @@ def _fake_demo(monkeypatch: pytest.MonkeyPatch, seen: list[set[str]]) -> None:
         return SimpleNamespace(experiment=name, preset="quick", config={"n_trials": 1}, rows=[])
 
     report = SimpleNamespace(to_dict=lambda: {"audit": True})
-    monkeypatch.setattr("fairacq.cli._demo.run_named", run_named)
+    monkeypatch.setattr("fairacq_experiments.cli._demo.run_named", run_named)
     monkeypatch.setattr("fairacq.models.audit", lambda *a, **k: report)
     monkeypatch.setattr("fairacq.data.load_dataset", lambda *a, **k: None)
 

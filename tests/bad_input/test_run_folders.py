@@ -121,7 +121,7 @@ def test_overwrite_replaces_the_whole_earlier_run(work: Path) -> None:
 def test_a_failed_run_leaves_the_earlier_one_intact(work: Path) -> None:
     before = _snapshot(work / "run")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr("fairacq.cli._acquire.write_outputs", _half_written)
+        mp.setattr("fairacq.cli.acquire._acquire.write_outputs", _half_written)
         res = run_cli(*_acquire(work, "run", "--overwrite"))
     assert res.exit_code == 130
     assert _snapshot(work / "run") == before
@@ -140,7 +140,7 @@ def _half_written(acquirer: Any, inputs: Any, out: Path, *args: Any) -> None:
 def stopped(work: Path) -> Path:
     """``stopped/``: the checkpoint of a run stopped before writing its outputs."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr("fairacq.cli._acquire.write_outputs", _half_written)
+        mp.setattr("fairacq.cli.acquire._acquire.write_outputs", _half_written)
         res = run_cli(*_acquire(work, "stopped", "--checkpoint-every", "1"))
     assert res.exit_code == 130, res.output
     assert sorted(p.name for p in (work / "stopped").iterdir()) == [
@@ -264,7 +264,7 @@ def test_a_run_killed_over_a_finished_run_leaves_it_intact(tmp_path: Path) -> No
 # says so and waits: the test kills it there with SIGKILL (no patch can run after a kill).
 _HELD_SAMPLE = """
 import pathlib, sys, time
-import fairacq.cli._sample_report as report
+import fairacq.cli.sample._sample_report as report
 from fairacq.cli import main
 
 written, marker = report.write_report, pathlib.Path(sys.argv.pop(1))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from fairacq.cli._acquire_words import spending, spending_counts, stop_words
+from fairacq.cli.acquire._acquire_words import spending, spending_counts, stop_words
 
 
 def _paid(paid, trained, seen=None, evaluated=None, cost=None):

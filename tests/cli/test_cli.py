@@ -139,7 +139,7 @@ def test_reproduce_set_rejects_bad_items(tmp_path):
 
 
 def test_parse_overrides_reads_json_and_plain_strings():
-    from fairacq.cli._reproduce import parse_overrides
+    from fairacq_experiments.cli._reproduce import parse_overrides
 
     got = parse_overrides(["a=3", "b=0.5", "c=[1,[2,3]]", "d=true", "e=null", "f=gnl1", 'g="x"'])
     assert got == {"a": 3, "b": 0.5, "c": (1, (2, 3)), "d": True, "e": None, "f": "gnl1", "g": "x"}

@@ -77,7 +77,7 @@ def test_a_one_percent_positive_label_is_flagged(tmp_path: Path) -> None:
 
 
 def test_nan_probabilities_are_one_error_line(tmp_path: Path, monkeypatch) -> None:
-    from fairacq.features.dadi._dadi import DADI
+    from fairacq.features.dadi._estimator import DADI
 
     monkeypatch.setattr(DADI, "predict_proba", lambda self, X, mask=None: np.full(len(X), np.nan))
     _table(200).to_csv(tmp_path / "mine.csv", index=False)
@@ -87,3 +87,20 @@ def test_nan_probabilities_are_one_error_line(tmp_path: Path, monkeypatch) -> No
     assert len(errors) == 1
     assert "not numbers" in errors[0]
     assert "Traceback" not in res.output
+
+
+def test_train_writes_a_loadable_trace(trained) -> None:
+    from fairacq import Trace, __version__
+
+    _root, model = trained
+    trace = Trace.load(model)  # the folder's trace.parquet + trace.json, as for every command
+    rows = trace.to_frame()
+    joint = rows[rows["phase"] == "joint"]
+    assert joint["iteration"].tolist() == [1, 2, 3]
+    assert set(rows["phase"]) == {"pretrain-classifier", "pretrain-adversary", "joint"}
+    assert rows["cost"].iloc[-1] == 2 * 10 + 3  # both pre-trainings, then the joint ones
+    assert {"q_loss", "adversary_loss", "epsilon", "val_auc"} <= set(trace.metrics)
+    assert trace.meta["method"] == "dadi"
+    assert trace.meta["config"]["n_train_iter"] == 3
+    assert trace.meta["seed"] == 1
+    assert trace.meta["fairacq_version"] == __version__

@@ -16,8 +16,9 @@ from typer.testing import CliRunner
 
 from fairacq import TraceRecorder
 from fairacq._callbacks import ProgressCallback
-from fairacq.cli import _errors, _progress, app
-from fairacq.cli._progress import ProgressBar, progress, run_callback
+from fairacq.cli import app
+from fairacq.cli.shared import _errors, _progress
+from fairacq.cli.shared._progress import ProgressBar, progress, run_callback
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
@@ -216,7 +217,7 @@ def test_run_callback_counts_a_samplers_samples_by_cost():
 
 
 def test_a_resumed_acquisition_starts_its_bar_at_the_checkpoints_cost(tmp_path, monkeypatch):
-    from fairacq.cli._acquire_run import checkpointing, run_method
+    from fairacq.cli.acquire._acquire_run import checkpointing, run_method
 
     recorder = TraceRecorder(method="random", config={}, random_state=0)
     for cost in (0, 20, 40):

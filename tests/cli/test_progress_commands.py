@@ -20,7 +20,9 @@ from typing import Any, ClassVar
 import pytest
 from typer.testing import CliRunner
 
-from fairacq.cli import _demo, _progress, app
+from fairacq.cli import app
+from fairacq.cli.shared import _progress
+from fairacq_experiments.cli import _demo
 
 runner = CliRunner()
 SRC = str(Path(__file__).resolve().parents[2] / "src")

@@ -112,9 +112,9 @@ def test_learn_rejects_bad_input():
     res = runner.invoke(app, ["relational", "learn", "--prior", "odds0.1"])
     assert res.exit_code == 2
     assert "eqodds=" in res.output
-    res = runner.invoke(app, ["relational", "learn", "--refine-seconds", "0"])
+    res = runner.invoke(app, ["relational", "learn", "--refine-evaluations", "0"])
     assert res.exit_code == 2
-    assert "--refine-seconds must be > 0" in res.output
+    assert "--refine-evaluations must be >= 1" in res.output
 
 
 @pytest.mark.slow
@@ -126,7 +126,7 @@ def test_learn_paper_review_writes_rules_and_metrics(tmp_path):
         [
             "relational", "learn", "--dataset", "paper-review", "--fair", "rd<=0.1",
             "--prior", "eqodds=0.1", "--episodes", "2", "--out", str(out), "--json",
-            "--refine-seconds", "2",
+            "--refine-evaluations", "20",
         ],
     )  # fmt: skip
     assert res.exit_code == 0, res.output
@@ -140,7 +140,7 @@ def test_learn_paper_review_writes_rules_and_metrics(tmp_path):
     assert (out / "history.csv").exists()
     assert (out / "agent_rules.psl").read_text().splitlines()
     assert payload["best_reward"] >= payload["agent_reward"]
-    assert payload["refine_seconds"] == 2.0
+    assert payload["refine_evaluations"] == 20
     # Two episodes leave the policy exploring: warned on stderr and kept in summary.json.
     assert 0.5 < payload["exploration"] <= 1.0
     assert any("exploration did not decay" in w for w in payload["warnings"])

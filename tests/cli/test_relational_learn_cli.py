@@ -42,3 +42,23 @@ def test_learn_warns_on_a_missed_bound_and_undecayed_exploration(tmp_path, monke
     assert json.loads((out / "metrics.json").read_text()) == summary
     assert (out / "rules.psl").read_text().strip()
     assert (out / "history.csv").read_text().startswith("episode,")
+    _check_trace(out, summary)
+
+
+def _check_trace(out, summary):
+    """The run's trace: trace.parquet + trace.json, loadable as every command's is."""
+    from fairacq import Trace, __version__
+
+    trace = Trace.load(out)
+    rows = trace.to_frame()
+    assert set(rows["phase"]) == {"agent"}  # no --refine-evaluations: no local-search rows
+    assert rows["update"].tolist() == list(range(1, len(rows) + 1))
+    assert rows["cost"].tolist() == rows["episodes"].tolist()
+    assert rows["episodes"].iloc[-1] >= 1
+    assert rows["best_reward"].iloc[-1] == summary["best_reward"]
+    assert summary["refine_moves"] == []
+    assert trace.meta["method"] == "fair-a3sl"
+    assert trace.meta["config"]["n_episodes"] == 1
+    assert trace.meta["config"]["fairness"] == ["rd<=0.01"]
+    assert trace.meta["seed"] == 0
+    assert trace.meta["fairacq_version"] == __version__

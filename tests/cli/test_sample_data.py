@@ -230,7 +230,7 @@ def _fake_trace(accs: list[float], shares: list[float]):
 
 def test_figure_bands_lie_in_unit_interval(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     import fairacq.reporting
-    from fairacq.cli import _sample_report
+    from fairacq.cli.sample import _sample_report
     from fairacq.sampling import AllocationResult
 
     # Trials far apart near 1 and 0: mean +- std would leave [0, 1] unclipped.
@@ -330,7 +330,7 @@ def test_constant_model_is_a_warning_kept_in_the_summary(table_csv: Path, tmp_pa
     ],
 )
 def test_mode_note_says_whether_to_follow_the_counts(diffs, expected) -> None:
-    from fairacq.cli._sample_report import mode_note
+    from fairacq.cli.sample._sample_report import mode_note
     from fairacq.sampling import compare_to_baseline
 
     verdict = compare_to_baseline(np.add(0.7, diffs), np.full(len(diffs), 0.7), paired=True)

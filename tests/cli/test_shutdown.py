@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fairacq.experiments._framework.task_cache import _load
+from fairacq_experiments._framework.task_cache import _load
 
 psutil = pytest.importorskip("psutil")
 

@@ -172,3 +172,12 @@ def test_trace_renders_in_jupyter():
     assert "last 8 rows" in html
     assert html.count("<tr>") == 1 + 8
     assert "(10 items)" in html  # a batch's row list is cut short
+
+
+def test_plan_skips_a_method_that_cannot_steer_the_target():
+    """threshold-aware steers demographic parity only: an equal-opportunity target skips it."""
+    plan = make_plan("rows", "lr", steer="equal_opportunity_diff")
+    assert "threshold-aware" not in plan.acquirers
+    assert "demographic parity only" in plan.skipped["threshold-aware"]
+    assert "post-thresholds" in plan.acquirers  # it steers equal opportunity too
+    assert "threshold-aware" in make_plan("rows", "lr").acquirers

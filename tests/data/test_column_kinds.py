@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairacq.cli._data_options import join_names
+from fairacq.cli.shared._data_options import join_names
 from fairacq.data import TableColumns, TableEncoder, encode_label, prepare_table
 from fairacq.data._category_cap import OTHER, cap_categories
 from fairacq.data._column_kinds import ColumnKind, as_numbers, infer_kind, looks_numeric

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import fairacq.data.loaders._acs as acs_module
+import fairacq.data.loaders.datasets._acs as acs_module
 from fairacq.data import FairDataset
 from fairacq.data.loaders import (
     DatasetNotFoundError,

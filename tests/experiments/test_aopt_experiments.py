@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from fairacq.experiments import run_experiment
-from fairacq.experiments.aopt import group_accuracy_curve
+from fairacq_experiments import run_experiment
+from fairacq_experiments.aopt import group_accuracy_curve
 
 
 def test_group_accuracy_curve_crosses_near_paper_value():

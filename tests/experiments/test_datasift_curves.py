@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fairacq import TraceRecorder
-from fairacq.experiments.datasift._curves import (
+from fairacq_experiments.datasift._curves import (
     budget_share_to_fairness,
     datasift_inf_check,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fairacq.experiments import run_experiment
+from fairacq_experiments import run_experiment
 
 
 @pytest.mark.slow
@@ -61,7 +61,7 @@ def test_fig2_variants_raw_regressions_and_finer_gamma(tmp_path):
 
 
 def test_full_figure_presets_add_the_documented_variants():
-    from fairacq.experiments.filtering import Fig2Config
+    from fairacq_experiments.filtering import Fig2Config
 
     full, quick = Fig2Config.full(), Fig2Config.quick()
     assert full.raw_regression

@@ -10,14 +10,13 @@ import numpy as np
 import pytest
 
 from fairacq.exceptions import InvalidParameterError, UnknownNameError
-from fairacq.experiments import (
+from fairacq_experiments import (
     DaskExecutor,
     ExperimentConfig,
     LocalExecutor,
     SerialExecutor,
     get_experiment,
     list_experiments,
-    make_executor,
     run_trials,
 )
 
@@ -79,14 +78,6 @@ def test_dask_local_cluster_matches_serial(monkeypatch):
     assert dask == serial
 
 
-def test_make_executor():
-    assert isinstance(make_executor("serial"), SerialExecutor)
-    assert isinstance(make_executor("local", n_workers=2), LocalExecutor)
-    assert isinstance(make_executor("dask", n_workers=1), DaskExecutor)
-    with pytest.raises(InvalidParameterError, match="Unknown executor"):
-        make_executor("cloud")  # type: ignore[arg-type]
-
-
 def test_registry():
     names = [s.name for s in list_experiments()]
     assert "demo-datasift" in names
@@ -96,7 +87,7 @@ def test_registry():
 
 def test_a_rerun_with_fewer_trials_leaves_no_old_trace_behind(tmp_path: Path) -> None:
     from fairacq import TraceRecorder
-    from fairacq.experiments import ExperimentResult
+    from fairacq_experiments import ExperimentResult
 
     def result(n_trials: int) -> ExperimentResult:
         traces = []
@@ -113,4 +104,21 @@ def test_a_rerun_with_fewer_trials_leaves_no_old_trace_behind(tmp_path: Path) ->
         "m-trial0.json",
         "m-trial0.parquet",
         "notes.txt",
+    ]
+
+
+def test_methods_differing_after_a_dot_keep_their_own_traces(tmp_path: Path) -> None:
+    """'falcon lam=0.8' and 'falcon lam=0.5' once both wrote falcon-lam-0-trial0 (cut at the dot)."""
+    from fairacq import TraceRecorder
+    from fairacq_experiments import ExperimentResult
+
+    traces = {}
+    for method in ("falcon lam=0.8", "falcon lam=0.5"):
+        rec = TraceRecorder(method=method, config={}, random_state=0)
+        rec.record(cost=1.0, accuracy=0.5)
+        traces[method] = [rec.finish()]
+    ExperimentResult(experiment="x", preset="quick", traces=traces).write(tmp_path)
+    assert sorted(p.name for p in (tmp_path / "traces").glob("*.parquet")) == [
+        "falcon-lam-0-5-trial0.parquet",
+        "falcon-lam-0-8-trial0.parquet",
     ]

@@ -12,20 +12,20 @@ from fairacq._random import spawn_seeds
 from fairacq._trace import Trace
 from fairacq.data import load_dataset, load_toy
 from fairacq.exceptions import InvalidParameterError, UnknownNameError
-from fairacq.experiments import get_experiment, run_experiment
-from fairacq.experiments.peers import GroupsConfig, RowsConfig
-from fairacq.experiments.peers._config import parse_method, parse_sampler
-from fairacq.experiments.peers._tasks import (
+from fairacq.models import MITIGATIONS, make_learner
+from fairacq.sampling import run_sampler_trials, trial_split
+from fairacq_experiments import get_experiment, run_experiment
+from fairacq_experiments.peers import GroupsConfig, RowsConfig
+from fairacq_experiments.peers._config import parse_method, parse_sampler
+from fairacq_experiments.peers._tasks import (
     group_accuracies,
     groups_task,
     method_spec,
     split_cells,
     uniform_training_rows,
 )
-from fairacq.experiments.peers.groups import run_groups
-from fairacq.experiments.peers.rows import _Dataset, at_most, fronts
-from fairacq.models import MITIGATIONS, make_learner
-from fairacq.sampling import run_sampler_trials, trial_split
+from fairacq_experiments.peers.groups import run_groups
+from fairacq_experiments.peers.rows import _Dataset, at_most, fronts
 
 
 def test_presets_are_registered_and_differ() -> None:
@@ -308,7 +308,7 @@ def test_each_policy_and_placement_is_its_own_front_with_its_no_threshold_end() 
 
 
 def test_datasift_inf_accuracy_weights_are_a_front_checked_against_falcon() -> None:
-    from fairacq.experiments.peers.rows import _front_verdicts
+    from fairacq_experiments.peers.rows import _front_verdicts
 
     methods = ["falcon lam=1", "falcon lam=0", "datasift-inf", "datasift-inf accuracy_weight=4"]
     points = [(0.70, 0.05), (0.80, 0.20), (0.70, 0.02), (0.80, 0.10)]
@@ -424,3 +424,30 @@ def test_peers_groups_quick_runs_end_to_end(tmp_path) -> None:
     # seed 0 draws 15 White & Female rows, none positive: ThresholdOptimizer cannot fit them
     assert res.value(method="uniform + threshold-eo", budget=120, metric="fit_failed") == 1.0
     assert (tmp_path / "peers-groups.png").exists()
+
+
+def test_fairacqs_row_strategy_is_one_front_checked_against_falcon_and_collecting_nothing() -> (
+    None
+):
+    from fairacq_experiments.peers.rows import OWN, _front_verdicts
+
+    assert method_spec(RowsConfig.quick(), "threshold-aware tol=0.05") == (
+        "threshold-aware",
+        {"tol": 0.05},
+    )
+    methods = ["falcon lam=1", "falcon lam=0", "threshold-aware tol=0", "entropy"]
+    points = [(0.70, 0.05), (0.80, 0.20), (0.72, 0.01), (0.80, 0.20)]
+    runs = {m: [{"acc": a, "dp": d}] * 2 for m, (a, d) in zip(methods, points, strict=True)}
+    nothing = [{"test_accuracy": 0.69, "test_dp": dp} for dp in (0.03, 0.05)]
+    run = _Dataset("d", runs, runs, runs, labels=10, paid=10, mitigation=nothing)
+    assert [p.label for p in fronts(run)[OWN]] == methods[2:]  # Entropy is its end
+    falcon, collect_nothing = _front_verdicts(run)
+    assert "d: fairacq's row strategy front (rows closest" in falcon.name
+    assert falcon.met  # 0.01 < 0.05 at 0.70, equal at 0.80
+    assert "collect nothing" in collect_nothing.name
+    assert collect_nothing.met  # 0.01 at 0.69 vs 0.04 ± 0.01
+    close = [{"test_accuracy": 0.69, "test_dp": dp} for dp in (0.0, 0.04)]
+    near = _Dataset("d", runs, runs, runs, labels=10, paid=10, mitigation=close)
+    assert not _front_verdicts(near)[1].met  # 0.01 vs 0.02 ± 0.02: within the spread
+    with pytest.raises(InvalidParameterError, match="threshold-aware takes tol=<value>"):
+        parse_method("threshold-aware lam=1")

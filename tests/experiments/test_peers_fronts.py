@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from fairacq.experiments.peers._fronts import FrontPoint, front_verdict, reach_at
+from fairacq_experiments.peers._fronts import FrontPoint, front_verdict, reach_at
 
 OURS = [FrontPoint("a", 0.60, 0.00, 0.01), FrontPoint("b", 0.70, 0.20, 0.03)]
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from fairacq.experiments import (
+from fairacq_experiments import (
     CachingExecutor,
     LocalExecutor,
     SerialExecutor,

@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 
 from fairacq._trace import Trace, TraceRecorder
-from fairacq.experiments import CachingExecutor, SerialExecutor, TaskCacheWarning, task_key
-from fairacq.experiments._framework.result_codec import (
+from fairacq_experiments import CachingExecutor, SerialExecutor, TaskCacheWarning, task_key
+from fairacq_experiments._framework.result_codec import (
     CorruptValueError,
     UnsupportedValueError,
     decode,

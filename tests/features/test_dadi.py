@@ -3,12 +3,12 @@ from __future__ import annotations
 import shutil
 
 import numpy as np
-import pandas as pd
 import pytest
 import torch
 from gymnasium.utils.env_checker import check_env
 from sklearn.base import clone
 
+from fairacq import Trace
 from fairacq.data import FairDataset, load_adult, load_toy
 from fairacq.exceptions import (
     CorruptFileError,
@@ -40,6 +40,13 @@ def fitted(adult):
     return DADI(gamma=0.5, random_state=0, **QUICK).fit(adult)
 
 
+def _every_row(folder):
+    """A checkpoint written after every trace row (so the last one is kept)."""
+    from fairacq import CheckpointCallback
+
+    return CheckpointCallback(folder, every=1)
+
+
 def _states(model):
     return [model.agent_.state_dict(), model.adversary_.state_dict()]
 
@@ -54,10 +61,14 @@ def test_quick_end_to_end_on_adult(adult, fitted):
     assert fitted.columns_ == adult.feature_names
     assert len(fitted.feature_groups_) == 12
     assert fitted.n_iter_ == QUICK["n_train_iter"]
-    h = fitted.history_
+    h = fitted.trace_.to_frame()
     assert set(h["phase"]) == {"pretrain-classifier", "pretrain-adversary", "joint"}
     assert h.loc[h.phase == "joint", "iteration"].tolist() == list(range(1, 9))
     assert h.loc[h.phase != "joint", "val_auc"].between(0, 1).all()
+    n_pre = QUICK["n_pretrain_iter"]
+    assert h["cost"].iloc[-1] == 2 * n_pre + QUICK["n_train_iter"]
+    assert fitted.trace_.meta["method"] == "dadi"
+    assert fitted.trace_.meta["config"]["gamma"] == 0.5
 
     X = adult.X.iloc[:50]
     out = fitted.acquire(X.iloc[0])
@@ -134,7 +145,7 @@ def test_env_of_a_fitted_model_passes_the_checker(adult, fitted):
 def test_deterministic_for_a_seed(adult, fitted):
     again = DADI(gamma=0.5, random_state=0, **QUICK).fit(adult)
     assert _same_states(again, fitted)
-    pd.testing.assert_frame_equal(again.history_, fitted.history_)
+    assert again.trace_ == fitted.trace_
     other = DADI(gamma=0.5, random_state=1, **QUICK).fit(adult)
     assert not _same_states(other, fitted)
 
@@ -152,7 +163,8 @@ def test_save_load_round_trip(tmp_path, adult, fitted):
         "agent.pt",
         "adversary.pt",
         "config.json",
-        "history.json",
+        "trace.json",
+        "trace.parquet",
     }
     loaded = DADI.load(tmp_path / "model")
     assert _same_states(loaded, fitted)
@@ -161,10 +173,28 @@ def test_save_load_round_trip(tmp_path, adult, fitted):
     X = adult.X.iloc[:30]
     np.testing.assert_array_equal(loaded.acquisition_mask(X), fitted.acquisition_mask(X))
     np.testing.assert_allclose(loaded.predict_proba(X), fitted.predict_proba(X))
-    pd.testing.assert_frame_equal(loaded.history_, fitted.history_)
+    assert loaded.trace_ == fitted.trace_
+    assert Trace.load(tmp_path / "model") == fitted.trace_  # like any run folder's trace
     # a table from another feature set
     with pytest.raises(InvalidDataError, match="another feature set"):
         loaded.transform(X.drop(columns=X.columns[:2]))
+
+
+def test_a_model_saved_before_traces_still_loads(tmp_path, adult, fitted):
+    import json
+
+    folder = tmp_path / "old"
+    fitted.save(folder)
+    for name in ("trace.parquet", "trace.json"):
+        (folder / name).unlink()
+    (folder / "history.json").write_text("[]")  # what older versions wrote instead
+    config = json.loads((folder / "config.json").read_text())
+    config["params"].update(checkpoint_dir=None, checkpoint_every=1000)  # options since removed
+    (folder / "config.json").write_text(json.dumps(config))
+    loaded = DADI.load(folder)
+    assert not hasattr(loaded, "trace_")
+    X = adult.X.iloc[:30]
+    np.testing.assert_allclose(loaded.predict_proba(X), fitted.predict_proba(X))
 
 
 def test_load_rejects_bad_files(tmp_path, fitted):
@@ -189,27 +219,27 @@ def test_resume_from_checkpoint_equals_uninterrupted(tmp_path):
     params = dict(QUICK, n_pretrain_iter=10, random_state=3)
     whole = DADI(**dict(params, n_train_iter=6)).fit(ds)
     ckpt = tmp_path / "ckpt"
-    first = DADI(**dict(params, n_train_iter=3, checkpoint_dir=ckpt, checkpoint_every=2)).fit(ds)
+    first = DADI(**dict(params, n_train_iter=3)).fit(ds, callbacks=[_every_row(ckpt)])
     assert first.n_iter_ == 3
-    resumed = DADI(**dict(params, n_train_iter=6, checkpoint_dir=ckpt)).fit(ds)
+    resumed = DADI(**dict(params, n_train_iter=6)).fit(ds, continue_from=ckpt)
     assert resumed.n_iter_ == 6
     assert _same_states(resumed, whole)
-    pd.testing.assert_frame_equal(resumed.history_, whole.history_)
+    assert resumed.trace_.to_frame().equals(whole.trace_.to_frame())
 
     # a checkpoint of other parameters or another feature set is refused
     with pytest.raises(InvalidParameterError, match="gamma"):
-        DADI(**dict(params, gamma=0.9, checkpoint_dir=ckpt)).fit(ds)
+        DADI(**dict(params, gamma=0.9)).fit(ds, continue_from=ckpt)
     X = ds.X.drop(columns=["x4"])
     groups = {k: v for k, v in ds.feature_groups.items() if k != "x4"}
     other = FairDataset(X, ds.y, ds.sensitive, feature_groups=groups)
     with pytest.raises(InvalidDataError, match="another feature set"):
-        DADI(**dict(params, checkpoint_dir=ckpt)).fit(other)
+        DADI(**params).fit(other, continue_from=ckpt)
     # a torn checkpoint is detected
     torn = tmp_path / "torn"
     shutil.copytree(ckpt, torn)
     (torn / "checkpoint.pt").write_bytes(b"xx")
     with pytest.raises(CorruptFileError, match="checksum"):
-        DADI(**dict(params, checkpoint_dir=torn)).fit(ds)
+        DADI(**params).fit(ds, continue_from=torn)
 
 
 def test_shared_pretraining_equals_a_fit_from_scratch():
@@ -220,7 +250,7 @@ def test_shared_pretraining_equals_a_fit_from_scratch():
         scratch = DADI(**dict(params, gamma=gamma, reward=reward)).fit(ds)
         shared = DADI(**dict(params, gamma=gamma, reward=reward)).fit(ds, pretrained=pre)
         assert _same_states(shared, scratch)
-        pd.testing.assert_frame_equal(shared.history_, scratch.history_)
+        assert shared.trace_.to_frame().equals(scratch.trace_.to_frame())
     # the pretrained model itself is untouched by the fits that copied it
     assert _same_states(pre, DADI(**dict(params, n_train_iter=0)).fit(ds))
 
@@ -299,9 +329,9 @@ def test_hot_set_elements_fit_save_load_and_resume(tmp_path, adult):
     np.testing.assert_allclose(loaded.predict_proba(X), hot.predict_proba(X))
     # resuming is refused when the element set differs; a pre-training too
     ckpt = tmp_path / "ckpt"
-    DADI(set_elements="hot", checkpoint_dir=ckpt, **params).fit(adult)
+    DADI(set_elements="hot", **params).fit(adult, callbacks=[_every_row(ckpt)])
     with pytest.raises(InvalidParameterError, match="set_elements='hot', not 'columns'"):
-        DADI(checkpoint_dir=ckpt, **params).fit(adult)
+        DADI(**params).fit(adult, continue_from=ckpt)
     pre = DADI(**dict(params, n_train_iter=0)).fit(adult)
     with pytest.raises(InvalidParameterError, match="set_elements='columns', not 'hot'"):
         DADI(set_elements="hot", **params).fit(adult, pretrained=pre)
@@ -316,12 +346,12 @@ def test_checkpoint_without_a_newer_parameter_resumes_with_its_default(tmp_path)
     params = dict(QUICK, n_pretrain_iter=10, random_state=3)
     whole = DADI(**dict(params, n_train_iter=4)).fit(ds)
     ckpt = tmp_path / "ckpt"
-    DADI(**dict(params, n_train_iter=2, checkpoint_dir=ckpt, checkpoint_every=2)).fit(ds)
+    DADI(**dict(params, n_train_iter=2)).fit(ds, callbacks=[_every_row(ckpt)])
     meta_path = ckpt / "checkpoint.json"
     meta = json.loads(meta_path.read_text())
     del meta["params"]["set_elements"]  # as written before the parameter existed
     meta_path.write_text(json.dumps(meta))
-    resumed = DADI(**dict(params, n_train_iter=4, checkpoint_dir=ckpt)).fit(ds)
+    resumed = DADI(**dict(params, n_train_iter=4)).fit(ds, continue_from=ckpt)
     assert _same_states(resumed, whole)
 
 
@@ -356,7 +386,7 @@ def uninterrupted():
 # pre-training (kept by the checkpoint written then), k=4 and k=7 during the joint phase
 @pytest.mark.parametrize("k", [1, 4, 7])
 def test_interrupted_then_resumed_equals_uninterrupted(k, tmp_path, uninterrupted):
-    from fairacq import CheckpointCallback, Trace
+    from fairacq import CheckpointCallback
 
     ds, params, full = uninterrupted
     assert (
@@ -380,15 +410,13 @@ def test_interrupted_then_resumed_equals_uninterrupted(k, tmp_path, uninterrupte
         assert resumed.trace_ == full.trace_
         assert resumed.trace_.meta["resumed_at_step"] == len(partial)
         assert _all_tensors_equal(resumed, full)
-        pd.testing.assert_frame_equal(resumed.history_, full.history_)
-        assert resumed.pretrain_history_ == full.pretrain_history_
         X = ds.X.iloc[:40]
         np.testing.assert_array_equal(resumed.acquisition_mask(X), full.acquisition_mask(X))
         assert resumed.n_iter_ == full.n_iter_ == 6
 
 
 def test_resume_needs_the_folder_and_the_same_run(tmp_path, uninterrupted):
-    from fairacq import CheckpointCallback, Trace
+    from fairacq import CheckpointCallback
 
     ds, params, full = uninterrupted
     with pytest.raises(InvalidDataError, match="checkpoint folder"):
@@ -407,22 +435,10 @@ def test_resume_needs_the_folder_and_the_same_run(tmp_path, uninterrupted):
         DADI(**params).fit(ds, continue_from=other)
 
 
-def test_checkpoint_dir_is_the_same_mechanism(tmp_path, uninterrupted):
-    from fairacq import Trace
-
-    ds, params, full = uninterrupted
-    ckpt = tmp_path / "ckpt"
-    DADI(**dict(params, n_train_iter=3, checkpoint_dir=ckpt, checkpoint_every=2)).fit(ds)
-    assert Trace.load(ckpt).to_frame()["iteration"].iloc[-1] == 3  # the last one is kept
-    resumed = DADI(**params).fit(ds, continue_from=ckpt)
-    assert resumed.trace_ == full.trace_
-    assert _all_tensors_equal(resumed, full)
-
-
-def test_checkpoint_dir_with_other_files_is_refused_before_training(tmp_path):
+def test_checkpoint_folder_with_other_files_is_refused(tmp_path):
     (tmp_path / "results.csv").write_text("keep me")
     with pytest.raises(InvalidParameterError, match="folder of its own"):
-        DADI(**dict(QUICK, checkpoint_dir=tmp_path)).fit(load_toy(n=100))
+        DADI(**QUICK).fit(load_toy(n=100), callbacks=[_every_row(tmp_path)])
     assert (tmp_path / "results.csv").read_text() == "keep me"
 
 

@@ -11,15 +11,15 @@ import pandas as pd
 import pytest
 
 from fairacq.exceptions import InvalidDataError, InvalidParameterError, NotFittedError
-from fairacq.filtering import BalancedFilter, NaiveTreeProxy, QPTreeProxy
+from fairacq.filtering import BalancedFilter, LabelProxy
 from tests.checks import Spec, check_strategy
 from tests.filtering.test_proxies import make_sample
 
 
 @pytest.fixture(scope="module")
-def fitted() -> tuple[QPTreeProxy, pd.DataFrame, np.ndarray]:
+def fitted() -> tuple[LabelProxy, pd.DataFrame, np.ndarray]:
     X, s = make_sample(600, seed=1)
-    return QPTreeProxy(max_depth=3, random_state=0).fit(X, s), X, s
+    return LabelProxy(predictor="tree", weights="qp", max_depth=3, random_state=0).fit(X, s), X, s
 
 
 def _admitted_shares(mask: np.ndarray, s: np.ndarray) -> np.ndarray:
@@ -28,9 +28,12 @@ def _admitted_shares(mask: np.ndarray, s: np.ndarray) -> np.ndarray:
 
 @pytest.mark.parametrize(
     "proxy",
-    [QPTreeProxy(max_depth=3, random_state=0), NaiveTreeProxy(max_depth=3, random_state=0)],
+    [
+        LabelProxy(predictor="tree", weights="qp", max_depth=3, random_state=0),
+        LabelProxy(predictor="tree", max_depth=3, random_state=0),
+    ],
 )
-def test_simulation_matches_predicted_beta(proxy: QPTreeProxy | NaiveTreeProxy) -> None:
+def test_simulation_matches_predicted_beta(proxy: LabelProxy) -> None:
     X, s = make_sample(600, seed=1)
     proxy.fit(X, s)
     # Simulate on the labelled sample repeated 50 times: in-sample expectation applies.
@@ -51,7 +54,7 @@ def test_simulation_matches_predicted_beta(proxy: QPTreeProxy | NaiveTreeProxy) 
     assert n_adm / len(big_X) == pytest.approx(r_hat @ rho, abs=0.01)
 
 
-def test_batch_trace_counts(fitted: tuple[QPTreeProxy, pd.DataFrame, np.ndarray]) -> None:
+def test_batch_trace_counts(fitted: tuple[LabelProxy, pd.DataFrame, np.ndarray]) -> None:
     proxy, X, s = fitted
     out = BalancedFilter(proxy=proxy, random_state=3).filter(X, s=s)
     row = out.trace.to_frame().iloc[-1]
@@ -63,7 +66,7 @@ def test_batch_trace_counts(fitted: tuple[QPTreeProxy, pd.DataFrame, np.ndarray]
 
 
 def test_without_groups_records_counts_only(
-    fitted: tuple[QPTreeProxy, pd.DataFrame, np.ndarray],
+    fitted: tuple[LabelProxy, pd.DataFrame, np.ndarray],
 ) -> None:
     proxy, X, _ = fitted
     out = BalancedFilter(proxy=proxy, random_state=3).filter(X)
@@ -71,7 +74,7 @@ def test_without_groups_records_counts_only(
     assert out.trace.final("n_seen") == len(X)
 
 
-def test_stream_equals_batch(fitted: tuple[QPTreeProxy, pd.DataFrame, np.ndarray]) -> None:
+def test_stream_equals_batch(fitted: tuple[LabelProxy, pd.DataFrame, np.ndarray]) -> None:
     proxy, X, s = fitted
     batch = BalancedFilter(proxy=proxy, random_state=11).filter(X, s=s)
     filt = BalancedFilter(proxy=proxy, random_state=11)
@@ -86,14 +89,14 @@ def test_stream_equals_batch(fitted: tuple[QPTreeProxy, pd.DataFrame, np.ndarray
     assert filt.trace_.final("beta_admitted") == pytest.approx(batch.trace.final("beta_admitted"))
 
 
-def test_stream_of_frames_only(fitted: tuple[QPTreeProxy, pd.DataFrame, np.ndarray]) -> None:
+def test_stream_of_frames_only(fitted: tuple[LabelProxy, pd.DataFrame, np.ndarray]) -> None:
     proxy, X, _ = fitted
     filt = BalancedFilter(proxy=proxy, random_state=0)
     parts = list(filt.filter_stream(iter([X.iloc[:300], X.iloc[300:]])))
     assert sum(len(p) for p in parts) == filt.trace_.final("n_admitted")
 
 
-def test_seeded(fitted: tuple[QPTreeProxy, pd.DataFrame, np.ndarray]) -> None:
+def test_seeded(fitted: tuple[LabelProxy, pd.DataFrame, np.ndarray]) -> None:
     proxy, X, _ = fitted
     a = BalancedFilter(proxy=proxy, random_state=5).filter(X).mask
     b = BalancedFilter(proxy=proxy, random_state=5).filter(X).mask
@@ -102,7 +105,7 @@ def test_seeded(fitted: tuple[QPTreeProxy, pd.DataFrame, np.ndarray]) -> None:
     assert not np.array_equal(a, c)
 
 
-def test_bad_input(fitted: tuple[QPTreeProxy, pd.DataFrame, np.ndarray]) -> None:
+def test_bad_input(fitted: tuple[LabelProxy, pd.DataFrame, np.ndarray]) -> None:
     proxy, X, s = fitted
     filt = BalancedFilter(proxy=proxy, random_state=0)
     with pytest.raises(InvalidDataError, match="lack feature"):
@@ -118,7 +121,7 @@ def test_bad_input(fitted: tuple[QPTreeProxy, pd.DataFrame, np.ndarray]) -> None
 
 
 def test_strategy_contract(
-    fitted: tuple[QPTreeProxy, pd.DataFrame, np.ndarray], tmp_path: Path
+    fitted: tuple[LabelProxy, pd.DataFrame, np.ndarray], tmp_path: Path
 ) -> None:
     """The common checks (tests/checks.py) on the batch filter (the battery runs the stream)."""
     proxy, X, s = fitted
@@ -134,7 +137,7 @@ def test_strategy_contract(
 
 
 def test_stream_closed_early_still_records(
-    fitted: tuple[QPTreeProxy, pd.DataFrame, np.ndarray],
+    fitted: tuple[LabelProxy, pd.DataFrame, np.ndarray],
 ) -> None:
     proxy, X, _ = fitted
     filt = BalancedFilter(proxy=proxy, random_state=0)
@@ -147,11 +150,11 @@ def test_stream_closed_early_still_records(
 
 
 def test_unfitted_proxy_and_non_numeric(
-    fitted: tuple[QPTreeProxy, pd.DataFrame, np.ndarray],
+    fitted: tuple[LabelProxy, pd.DataFrame, np.ndarray],
 ) -> None:
     proxy, X, _ = fitted
     with pytest.raises(NotFittedError, match="not fitted"):
-        BalancedFilter(proxy=QPTreeProxy(), random_state=0).filter(X)
+        BalancedFilter(proxy=LabelProxy(predictor="tree", weights="qp"), random_state=0).filter(X)
     with pytest.raises(InvalidDataError, match="numeric"):
         BalancedFilter(proxy=proxy, random_state=0).filter(X.assign(x0="a"))
 
@@ -159,7 +162,7 @@ def test_unfitted_proxy_and_non_numeric(
 @pytest.mark.parametrize("bad", [np.inf, -np.inf, 1e308, np.nan])
 def test_candidates_with_unusable_values_are_refused_naming_column_and_row(bad):
     X, s = make_sample(300)
-    proxy = NaiveTreeProxy(max_depth=3, random_state=0).fit(X, s)
+    proxy = LabelProxy(predictor="tree", max_depth=3, random_state=0).fit(X, s)
     candidates = X.copy()
     candidates.loc[7, "x1"] = bad
     with pytest.raises(InvalidDataError, match=r"column 'x1' has 1 .* \(rows 7\)"):
@@ -172,7 +175,7 @@ class _Interrupt(Exception):
 
 @pytest.mark.parametrize("k", [1, 2, 4])
 def test_stream_interrupted_then_resumed_with_the_remaining_chunks(
-    k: int, fitted: tuple[QPTreeProxy, pd.DataFrame, np.ndarray], tmp_path: Path
+    k: int, fitted: tuple[LabelProxy, pd.DataFrame, np.ndarray], tmp_path: Path
 ) -> None:
     from fairacq import CheckpointCallback, Trace
 
@@ -211,7 +214,7 @@ def test_stream_interrupted_then_resumed_with_the_remaining_chunks(
 
 
 def test_stream_refuses_a_checkpoint_of_another_strategy(
-    fitted: tuple[QPTreeProxy, pd.DataFrame, np.ndarray],
+    fitted: tuple[LabelProxy, pd.DataFrame, np.ndarray],
 ) -> None:
     from fairacq import TraceRecorder
 

@@ -19,10 +19,7 @@ from fairacq.filtering import (
     AlphaBetaProxy,
     BalancedFilter,
     GroupClasses,
-    NaiveRegressionProxy,
-    NaiveTreeProxy,
-    QPRegressionProxy,
-    QPTreeProxy,
+    LabelProxy,
     UnreachableTargetWarning,
     interpolation_curve,
     intersecting_conditional_matrix,
@@ -177,11 +174,11 @@ def test_metric_examples_and_errors() -> None:
 # --- One class reduces to the disjoint case exactly -----------------------------------------
 
 _ONE_CLASS = [
-    NaiveRegressionProxy(),
-    QPRegressionProxy(),
-    NaiveTreeProxy(max_depth=4, random_state=0),
-    QPTreeProxy(max_depth=4, random_state=0),
-    QPTreeProxy(max_depth=4, relaxed=True, random_state=0),
+    LabelProxy(),
+    LabelProxy(weights="qp"),
+    LabelProxy(predictor="tree", max_depth=4, random_state=0),
+    LabelProxy(predictor="tree", weights="qp", max_depth=4, random_state=0),
+    LabelProxy(predictor="tree", weights="qp", max_depth=4, relaxed=True, random_state=0),
     AlphaBetaProxy(alpha=0.3, max_iter=10),
     AlphaBetaProxy(alpha=0.4, oracle="stump", margin=0.5, max_iter=10),
     AlphaBetaProxy(alpha=0.5, relaxed=True, max_iter=10),
@@ -210,11 +207,11 @@ def test_one_class_equals_disjoint(proxy: Any) -> None:
 @pytest.mark.parametrize(
     "proxy",
     [
-        NaiveRegressionProxy(),
-        QPRegressionProxy(),
-        NaiveTreeProxy(max_depth=5, random_state=0),
-        QPTreeProxy(max_depth=5, random_state=0),
-        QPTreeProxy(max_depth=5, relaxed=True, random_state=0),
+        LabelProxy(),
+        LabelProxy(weights="qp"),
+        LabelProxy(predictor="tree", max_depth=5, random_state=0),
+        LabelProxy(predictor="tree", weights="qp", max_depth=5, random_state=0),
+        LabelProxy(predictor="tree", weights="qp", max_depth=5, relaxed=True, random_state=0),
     ],
     ids=lambda p: f"{type(p).__name__}{'-relaxed' if getattr(p, 'relaxed', False) else ''}",
 )
@@ -228,7 +225,7 @@ def test_label_proxies_two_classes(proxy: Any) -> None:
     weights = proxy.admission_probability(X)
     assert proxy.beta_ == pytest.approx(intersecting_imbalance(S, weights=weights), abs=1e-12)
     assert proxy.beta_ < intersecting_imbalance(S)
-    if isinstance(proxy, (QPRegressionProxy, QPTreeProxy)):
+    if isinstance(proxy, LabelProxy) and proxy.weights == "qp":
         w = sampling_weights(
             proxy.A_,
             proxy.proxy_marginal_,
@@ -241,7 +238,7 @@ def test_label_proxies_two_classes(proxy: Any) -> None:
 
 def test_naive_admits_equally_per_predicted_cell() -> None:
     X, S = make_two_classes(500, seed=3)
-    proxy = NaiveTreeProxy(max_depth=5, random_state=0).fit(X, S)
+    proxy = LabelProxy(predictor="tree", max_depth=5, random_state=0).fit(X, S)
     seen = proxy.proxy_marginal_ > 0
     admitted = proxy.proxy_marginal_ * proxy.rho_
     np.testing.assert_allclose(admitted[seen], admitted[seen][0])
@@ -250,38 +247,45 @@ def test_naive_admits_equally_per_predicted_cell() -> None:
 def test_fair_dataset_gives_the_classes() -> None:
     X, S = make_two_classes(300, seed=4)
     ds = FairDataset(X, np.zeros(300, dtype=int), S, sensitive_attrs=["race", "sex"])
-    from_ds = _quiet(QPTreeProxy(max_depth=3, random_state=0), ds)
-    direct = _quiet(QPTreeProxy(max_depth=3, random_state=0), X, S)
+    from_ds = _quiet(LabelProxy(predictor="tree", weights="qp", max_depth=3, random_state=0), ds)
+    direct = _quiet(LabelProxy(predictor="tree", weights="qp", max_depth=3, random_state=0), X, S)
     assert from_ds.fitted_ == direct.fitted_
-    single = _quiet(QPTreeProxy(max_depth=3, random_state=0), ds.with_sensitive("race"))
+    single = _quiet(
+        LabelProxy(predictor="tree", weights="qp", max_depth=3, random_state=0),
+        ds.with_sensitive("race"),
+    )
     assert single.fitted_.classes is None
     assert single.groups_ == ("a", "b", "c")
     with pytest.raises(InvalidDataError, match="not both"):
-        QPTreeProxy().fit(ds, S)
+        LabelProxy(predictor="tree", weights="qp").fit(ds, S)
     with pytest.raises(InvalidDataError, match="s is missing"):
-        QPTreeProxy().fit(X)
+        LabelProxy(predictor="tree", weights="qp").fit(X)
 
 
 def test_bad_input_two_classes() -> None:
     X, S = make_two_classes(200)
     with pytest.raises(InvalidDataError, match="absent from the labelled sample"):
-        QPTreeProxy().fit(X, S, groups={"race": ["a", "b", "c", "d"], "sex": ["f", "m"]})
+        LabelProxy(predictor="tree", weights="qp").fit(
+            X, S, groups={"race": ["a", "b", "c", "d"], "sex": ["f", "m"]}
+        )
     with pytest.raises(InvalidDataError, match="not listed in groups"):
-        QPTreeProxy().fit(X, S, groups={"race": ["a", "b"]})
+        LabelProxy(predictor="tree", weights="qp").fit(X, S, groups={"race": ["a", "b"]})
     with pytest.raises(InvalidDataError, match="lacks"):
-        QPTreeProxy().fit(X, S, groups={"age": ["old"]})
+        LabelProxy(predictor="tree", weights="qp").fit(X, S, groups={"age": ["old"]})
     with pytest.raises(InvalidDataError, match="must map each class"):
-        QPTreeProxy().fit(X, S, groups=["a", "b", "c"])
+        LabelProxy(predictor="tree", weights="qp").fit(X, S, groups=["a", "b", "c"])
     with pytest.raises(InvalidDataError, match="mapping of classes but s is 1-D"):
-        QPTreeProxy().fit(X, S["race"], groups={"race": ["a", "b", "c"]})
+        LabelProxy(predictor="tree", weights="qp").fit(
+            X, S["race"], groups={"race": ["a", "b", "c"]}
+        )
     with pytest.raises(InvalidDataError, match=r"class 0 sums to 0\.6"):
         AlphaBetaProxy(target=[0.2, 0.2, 0.2, 0.2, 0.2]).fit(X, S)
     with pytest.raises(InvalidDataError, match="each class summing to 1"):
         AlphaBetaProxy(target=[0.5, 0.5]).fit(X, S)
     with pytest.raises(InvalidDataError, match="sum to 1 within each group class"):
-        QPTreeProxy(target=[0.4, 0.3, 0.3, 0.6, 0.6]).fit(X, S)
+        LabelProxy(predictor="tree", weights="qp", target=[0.4, 0.3, 0.3, 0.6, 0.6]).fit(X, S)
     with pytest.raises(InvalidDataError):
-        QPTreeProxy().fit(X.iloc[:100], S)
+        LabelProxy(predictor="tree", weights="qp").fit(X.iloc[:100], S)
 
 
 # --- The (alpha, beta)-proxy tree on two classes ----------------------------------------------
@@ -343,7 +347,7 @@ def test_filter_simulation_matches_in_sample_beta() -> None:
 
 def test_filter_s_checks() -> None:
     X, S = make_two_classes(200)
-    proxy = QPTreeProxy(max_depth=3, random_state=0).fit(X, S)
+    proxy = LabelProxy(predictor="tree", weights="qp", max_depth=3, random_state=0).fit(X, S)
     filt = BalancedFilter(proxy=proxy, random_state=0)
     by_array = filt.filter(X, s=S.to_numpy()).trace.to_frame()
     by_frame = filt.filter(X, s=S[["sex", "race"]]).trace.to_frame()
@@ -358,7 +362,7 @@ def test_filter_s_checks() -> None:
 
 def test_interpolation_curve_with_classes() -> None:
     X, S = make_two_classes(400, seed=7)
-    proxy = QPTreeProxy(max_depth=4, random_state=0).fit(X, S)
+    proxy = LabelProxy(predictor="tree", weights="qp", max_depth=4, random_state=0).fit(X, S)
     curve = interpolation_curve(
         proxy.A_, proxy.proxy_marginal_, proxy.rho_, group_sizes=(3, 2), etas=(0.0, 0.5, 1.0)
     )
@@ -372,8 +376,8 @@ def test_interpolation_curve_with_classes() -> None:
     "proxy",
     [
         AlphaBetaProxy(alpha=0.3, oracle="stump", max_iter=10),
-        QPTreeProxy(max_depth=4, random_state=0),
-        NaiveRegressionProxy(target=[0.5, 0.25, 0.25, 0.5, 0.5]),
+        LabelProxy(predictor="tree", weights="qp", max_depth=4, random_state=0),
+        LabelProxy(target=[0.5, 0.25, 0.25, 0.5, 0.5]),
     ],
     ids=lambda p: type(p).__name__,
 )
@@ -404,4 +408,6 @@ def test_json_round_trip(proxy: Any, tmp_path: Path) -> None:
         proxy_from_dict(broken)
     # A disjoint proxy's file has no "classes" entry (unchanged format).
     X1, s1 = make_sample(200)
-    assert "classes" not in proxy_to_dict(QPTreeProxy(max_depth=2, random_state=0).fit(X1, s1))
+    assert "classes" not in proxy_to_dict(
+        LabelProxy(predictor="tree", weights="qp", max_depth=2, random_state=0).fit(X1, s1)
+    )

@@ -14,10 +14,7 @@ from sklearn.base import clone
 from fairacq.exceptions import InvalidDataError, InvalidParameterError, NotFittedError
 from fairacq.filtering import (
     AlphaBetaProxy,
-    NaiveRegressionProxy,
-    NaiveTreeProxy,
-    QPRegressionProxy,
-    QPTreeProxy,
+    LabelProxy,
     UnreachableTargetWarning,
     interpolation_curve,
 )
@@ -25,11 +22,11 @@ from fairacq.metrics import disclosivity, imbalance
 from tests.checks import Spec, check_strategy
 
 PROXIES: list[Any] = [
-    NaiveRegressionProxy(),
-    NaiveTreeProxy(max_depth=4, random_state=0),
-    QPRegressionProxy(),
-    QPTreeProxy(max_depth=4, random_state=0),
-    QPTreeProxy(max_depth=4, relaxed=True, random_state=0),
+    LabelProxy(),
+    LabelProxy(predictor="tree", max_depth=4, random_state=0),
+    LabelProxy(weights="qp"),
+    LabelProxy(predictor="tree", weights="qp", max_depth=4, random_state=0),
+    LabelProxy(predictor="tree", weights="qp", max_depth=4, relaxed=True, random_state=0),
 ]
 
 
@@ -66,14 +63,14 @@ def test_in_sample_alpha_beta_match_metrics(proxy: Any) -> None:
     assert proxy.rho_.max() == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("cls", [NaiveRegressionProxy, QPRegressionProxy])
-def test_unstandardized_regression_is_scikit_learns_raw_fit(cls: Any) -> None:
+@pytest.mark.parametrize("weights", ["naive", "qp"])
+def test_unstandardized_regression_is_scikit_learns_raw_fit(weights: str) -> None:
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import LogisticRegression
 
     X, s = make_sample()
     X = X.assign(x0=X["x0"] * 1e5)  # a feature on another scale, as fnlwgt in Adult
-    raw = cls(standardize=False, max_iter=5)
+    raw = LabelProxy(weights=weights, standardize=False, max_iter=5)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnreachableTargetWarning)  # QP: U outside the hull
         with pytest.warns(ConvergenceWarning):
@@ -83,14 +80,16 @@ def test_unstandardized_regression_is_scikit_learns_raw_fit(cls: Any) -> None:
     assert (np.array(raw.groups_)[raw.proxy_values(X)] == reference.predict(X.to_numpy())).all()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnreachableTargetWarning)
-        standard = cls().fit(X, s)  # standardised: converges, and differs from the raw fit
+        standard = LabelProxy(weights=weights).fit(
+            X, s
+        )  # standardised: converges, and differs from the raw fit
     assert (standard.proxy_values(X) != raw.proxy_values(X)).any()
     assert raw.get_params()["standardize"] is False
 
 
 def test_naive_admits_equal_numbers_per_predicted_group() -> None:
     X, s = make_sample()
-    proxy = NaiveTreeProxy(max_depth=3, random_state=0).fit(X, s)
+    proxy = LabelProxy(predictor="tree", max_depth=3, random_state=0).fit(X, s)
     values = proxy.proxy_values(X)
     expected = np.bincount(values, weights=proxy.admission_probability(X), minlength=3)
     seen = proxy.proxy_marginal_ > 0
@@ -99,14 +98,16 @@ def test_naive_admits_equal_numbers_per_predicted_group() -> None:
 
 def test_qp_improves_on_naive_in_sample() -> None:
     X, s = make_sample()
-    naive = NaiveTreeProxy(max_depth=4, random_state=0).fit(X, s)
-    qp = QPTreeProxy(max_depth=4, random_state=0).fit(X, s)
+    naive = LabelProxy(predictor="tree", max_depth=4, random_state=0).fit(X, s)
+    qp = LabelProxy(predictor="tree", weights="qp", max_depth=4, random_state=0).fit(X, s)
     assert qp.beta_ <= naive.beta_ + 1e-12
 
 
 def test_full_tree_reaches_balance_in_sample() -> None:
     X, s = make_sample()
-    proxy = QPTreeProxy(random_state=0).fit(X, s)  # grown fully: pure leaves
+    proxy = LabelProxy(predictor="tree", weights="qp", random_state=0).fit(
+        X, s
+    )  # grown fully: pure leaves
     assert proxy.beta_ < 1e-8
     assert proxy.alpha_ > 0.3  # and it discloses a lot (a perfect group classifier)
 
@@ -114,14 +115,14 @@ def test_full_tree_reaches_balance_in_sample() -> None:
 def test_non_uniform_target() -> None:
     X, s = make_sample()
     target = [0.5, 0.3, 0.2]
-    proxy = QPTreeProxy(target=target, random_state=0).fit(X, s)
+    proxy = LabelProxy(predictor="tree", weights="qp", target=target, random_state=0).fit(X, s)
     assert proxy.beta_ < 1e-8
     assert imbalance(s, weights=proxy.admission_probability(X), target=target) < 1e-8
 
 
 def test_array_input_uses_positional_names() -> None:
     X, s = make_sample()
-    proxy = QPRegressionProxy().fit(X.to_numpy(), s)
+    proxy = LabelProxy(weights="qp").fit(X.to_numpy(), s)
     assert proxy.feature_names_in_ == ("x0", "x1", "x2")
     np.testing.assert_array_equal(
         proxy.proxy_values(X.to_numpy()),
@@ -132,28 +133,28 @@ def test_array_input_uses_positional_names() -> None:
 def test_group_absent_from_sample() -> None:
     X, s = make_sample()
     with pytest.raises(InvalidDataError, match=r"\['d'\] are absent from the labelled sample"):
-        QPTreeProxy().fit(X, s, groups=["a", "b", "c", "d"])
+        LabelProxy(predictor="tree", weights="qp").fit(X, s, groups=["a", "b", "c", "d"])
     with pytest.raises(InvalidDataError, match="not listed in groups"):
-        QPTreeProxy().fit(X, s, groups=["a", "b"])
+        LabelProxy(predictor="tree", weights="qp").fit(X, s, groups=["a", "b"])
 
 
 def test_single_group_sample() -> None:
     X, _ = make_sample(50)
     with pytest.raises(InvalidDataError, match="single group"):
-        QPTreeProxy().fit(X, np.zeros(50, dtype=int))
+        LabelProxy(predictor="tree", weights="qp").fit(X, np.zeros(50, dtype=int))
 
 
 def test_bad_target() -> None:
     X, s = make_sample()
     with pytest.raises(InvalidDataError, match="summing to 1"):
-        QPTreeProxy(target=[0.5, 0.5, 0.5]).fit(X, s)
+        LabelProxy(predictor="tree", weights="qp", target=[0.5, 0.5, 0.5]).fit(X, s)
 
 
 def test_missing_feature_and_not_fitted() -> None:
     X, s = make_sample()
     with pytest.raises(NotFittedError, match="not fitted"):
-        QPTreeProxy().proxy_values(X)
-    proxy = QPTreeProxy(max_depth=3, random_state=0).fit(X, s)
+        LabelProxy(predictor="tree", weights="qp").proxy_values(X)
+    proxy = LabelProxy(predictor="tree", weights="qp", max_depth=3, random_state=0).fit(X, s)
     with pytest.raises(InvalidDataError, match=r"lack feature\(s\) \['x1'\]"):
         proxy.proxy_values(X.drop(columns="x1"))
     with pytest.raises(InvalidDataError, match="NaN"):
@@ -163,11 +164,11 @@ def test_missing_feature_and_not_fitted() -> None:
 @pytest.mark.parametrize(
     "proxy",
     [
-        NaiveRegressionProxy(C=-1.0),
-        QPRegressionProxy(solver="gurobi"),
-        QPTreeProxy(max_depth=0),
-        NaiveTreeProxy(min_samples_leaf=0),
-        QPTreeProxy(relaxed="yes"),  # type: ignore[arg-type]
+        LabelProxy(C=-1.0),
+        LabelProxy(weights="qp", solver="gurobi"),
+        LabelProxy(predictor="tree", weights="qp", max_depth=0),
+        LabelProxy(predictor="tree", min_samples_leaf=0),
+        LabelProxy(predictor="tree", weights="qp", relaxed="yes"),  # type: ignore[arg-type]
     ],
     ids=lambda p: type(p).__name__,
 )
@@ -196,7 +197,7 @@ def test_strategy_conventions(proxy: Any, tmp_path: Path) -> None:
 
 def test_interpolation_curve_end_points_and_simulation() -> None:
     X, s = make_sample()
-    proxy = QPTreeProxy(max_depth=4, random_state=0).fit(X, s)
+    proxy = LabelProxy(predictor="tree", weights="qp", max_depth=4, random_state=0).fit(X, s)
     curve = interpolation_curve(proxy.A_, proxy.proxy_marginal_, proxy.rho_)
     assert curve["eta"].tolist() == pytest.approx([i / 10 for i in range(11)])
     first, last = curve.iloc[0], curve.iloc[-1]
@@ -218,10 +219,10 @@ def test_interpolation_curve_end_points_and_simulation() -> None:
 @pytest.mark.parametrize(
     "proxy",
     [
-        NaiveRegressionProxy(),
-        QPRegressionProxy(),
-        NaiveTreeProxy(max_depth=2, random_state=0),
-        QPTreeProxy(max_depth=2, random_state=0),
+        LabelProxy(),
+        LabelProxy(weights="qp"),
+        LabelProxy(predictor="tree", max_depth=2, random_state=0),
+        LabelProxy(predictor="tree", weights="qp", max_depth=2, random_state=0),
         AlphaBetaProxy(max_depth=2, max_iter=5),
     ],
     ids=lambda p: type(p).__name__,

@@ -12,8 +12,7 @@ import pytest
 from fairacq.filtering import (
     AlphaBetaProxy,
     BalancedFilter,
-    QPRegressionProxy,
-    QPTreeProxy,
+    LabelProxy,
     UnreachableTargetWarning,
     intersecting_imbalance,
     sampling_weights,
@@ -29,13 +28,13 @@ def _quiet(proxy: Any, X: Any, s: Any) -> Any:
         return proxy.fit(X, s)
 
 
-@pytest.mark.parametrize("cls", [QPRegressionProxy, QPTreeProxy])
+@pytest.mark.parametrize("predictor", ["regression", "tree"])
 @pytest.mark.parametrize("seed", range(3))
-def test_qp_proxies_relaxed_use_the_relaxed_qp(cls: Any, seed: int) -> None:
+def test_qp_proxies_relaxed_use_the_relaxed_qp(predictor: str, seed: int) -> None:
     X, s = make_sample(300, seed=seed)
-    kwargs: dict[str, Any] = {"max_depth": 3, "random_state": 0} if cls is QPTreeProxy else {}
-    strict = _quiet(cls(**kwargs), X, s)
-    loose = _quiet(cls(relaxed=True, **kwargs), X, s)
+    kwargs: dict[str, Any] = {"max_depth": 3, "random_state": 0} if predictor == "tree" else {}
+    strict = _quiet(LabelProxy(predictor=predictor, weights="qp", **kwargs), X, s)
+    loose = _quiet(LabelProxy(predictor=predictor, weights="qp", relaxed=True, **kwargs), X, s)
     assert np.array_equal(strict.A_, loose.A_)  # same predictor, only the weights differ
     ref = sampling_weights(loose.A_, loose.proxy_marginal_, relaxed=True, on_unreachable="ignore")
     np.testing.assert_allclose(loose.rho_, ref.rho, atol=1e-9)

@@ -13,9 +13,7 @@ from fairacq.exceptions import CorruptFileError, InvalidDataError
 from fairacq.filtering import (
     BalancedFilter,
     FittedProxy,
-    NaiveRegressionProxy,
-    QPRegressionProxy,
-    QPTreeProxy,
+    LabelProxy,
     load_proxy,
     proxy_to_dict,
     save_proxy,
@@ -35,9 +33,9 @@ def _lengths(obj: Any) -> list[int]:
 @pytest.mark.parametrize(
     "proxy",
     [
-        QPTreeProxy(max_depth=4, random_state=0),
-        QPRegressionProxy(relaxed=True),
-        NaiveRegressionProxy(target=[0.5, 0.25, 0.25]),
+        LabelProxy(predictor="tree", weights="qp", max_depth=4, random_state=0),
+        LabelProxy(weights="qp", relaxed=True),
+        LabelProxy(target=[0.5, 0.25, 0.25]),
     ],
     ids=lambda p: type(p).__name__,
 )
@@ -64,7 +62,7 @@ def test_round_trip(proxy: Any, tmp_path: Path) -> None:
 
 def test_not_fitted() -> None:
     with pytest.raises(InvalidDataError, match="fitted proxy"):
-        proxy_to_dict(QPTreeProxy())
+        proxy_to_dict(LabelProxy(predictor="tree", weights="qp"))
 
 
 @pytest.mark.parametrize(
@@ -85,7 +83,9 @@ def test_corrupt_file(tmp_path: Path, content: str, match: str) -> None:
 
 def test_corrupt_rule(tmp_path: Path) -> None:
     X, s = make_sample(200)
-    data = proxy_to_dict(QPTreeProxy(max_depth=2, random_state=0).fit(X, s))
+    data = proxy_to_dict(
+        LabelProxy(predictor="tree", weights="qp", max_depth=2, random_state=0).fit(X, s)
+    )
     data["rule"] = {"kind": "forest"}
     path = tmp_path / "p.json"
     path.write_text(json.dumps(data))
@@ -110,7 +110,10 @@ def test_corrupt_rule(tmp_path: Path) -> None:
 )
 def test_a_tampered_proxy_is_refused_in_one_line(field, value, match, tmp_path: Path) -> None:
     X, s = make_sample(300, seed=1)
-    path = save_proxy(QPTreeProxy(max_depth=3, random_state=0).fit(X, s), tmp_path / "p.json")
+    path = save_proxy(
+        LabelProxy(predictor="tree", weights="qp", max_depth=3, random_state=0).fit(X, s),
+        tmp_path / "p.json",
+    )
     data = json.loads(path.read_text())
     data[field] = value(data[field])
     path.write_text(json.dumps(data))

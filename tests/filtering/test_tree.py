@@ -14,10 +14,7 @@ from fairacq.exceptions import InvalidDataError, InvalidParameterError, NotFitte
 from fairacq.filtering import (
     AlphaBetaProxy,
     BalancedFilter,
-    NaiveRegressionProxy,
-    NaiveTreeProxy,
-    QPRegressionProxy,
-    QPTreeProxy,
+    LabelProxy,
     UnreachableTargetWarning,
     load_proxy,
     paired_regression_oracle,
@@ -190,10 +187,10 @@ _INVALID = {int: -7, float: float("nan"), str: "__no_such_option__"}
     "strategy",
     [
         AlphaBetaProxy(),
-        NaiveRegressionProxy(),
-        NaiveTreeProxy(),
-        QPRegressionProxy(),
-        QPTreeProxy(),
+        LabelProxy(),
+        LabelProxy(predictor="tree"),
+        LabelProxy(weights="qp"),
+        LabelProxy(predictor="tree", weights="qp"),
     ],
     ids=lambda p: type(p).__name__,
 )

@@ -89,7 +89,7 @@ def test_checkpoint_resume_equals_uninterrupted(tmp_path, policy):
     config = A2CConfig(policy=policy, n_envs=2, t_max=4)
     straight = A2CAgent(SPACE, hidden_overlap, config, random_state=7).train(40)
     first = A2CAgent(SPACE, hidden_overlap, config, random_state=7)
-    first.train(15, checkpoint=tmp_path / "ckpt")
+    first.train(15).save(tmp_path / "ckpt")
     # the environments are mid-episode at the checkpoint
     assert any(env.tokens for env in first.envs)
     resumed = A2CAgent.load(tmp_path / "ckpt", SPACE, hidden_overlap).train(40)
@@ -99,15 +99,16 @@ def test_checkpoint_resume_equals_uninterrupted(tmp_path, policy):
     assert resumed.n_updates == straight.n_updates
 
 
-def test_periodic_checkpoints_and_callback_stop(tmp_path):
+def test_callback_saves_and_stops(tmp_path):
     seen = []
 
     def stop_after_three(agent):
         seen.append(agent.n_updates)
+        agent.save(tmp_path)
         return agent.n_updates < 3
 
     agent = A2CAgent(SPACE, hidden_overlap, random_state=0)
-    agent.train(10_000, checkpoint=tmp_path, checkpoint_every=2, callback=stop_after_three)
+    agent.train(10_000, callback=stop_after_three)
     assert seen == [1, 2, 3]
     assert (tmp_path / "agent.pt").exists()
     assert (tmp_path / "agent.json").exists()
@@ -115,7 +116,7 @@ def test_periodic_checkpoints_and_callback_stop(tmp_path):
 
 
 def test_load_rejects_other_space_and_corrupt_files(tmp_path):
-    A2CAgent(SPACE, hidden_overlap, random_state=0).train(4, checkpoint=tmp_path)
+    A2CAgent(SPACE, hidden_overlap, random_state=0).train(4).save(tmp_path)
     other = ClauseSpace([PredicateSignature("t", ("user",), target=True)])
     with pytest.raises(CorruptFileError, match="saved for actions"):
         A2CAgent.load(tmp_path, other, hidden_overlap)

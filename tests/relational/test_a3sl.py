@@ -6,8 +6,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fairacq import CheckpointCallback
 from fairacq.data.relational._relational_data import RelationalData
-from fairacq.exceptions import InvalidDataError, InvalidParameterError, NotFittedError
+from fairacq.exceptions import (
+    CorruptFileError,
+    InvalidDataError,
+    InvalidParameterError,
+    NotFittedError,
+)
 from fairacq.relational.a3sl._a3sl import FairA3SL
 from fairacq.relational.a3sl._clause_env import (
     Clause,
@@ -170,11 +176,14 @@ def test_estimator_end_to_end_learns_fair_rules_without_race():
         agent_options={"n_envs": 2, "t_max": 6},
         random_state=0,
     ).fit(DATA)
-    assert len(learner.history_) >= 12
-    assert learner.best_reward_ == learner.history_["reward"].max()
+    episodes = learner.agent_.history()
+    trace = learner.trace_.to_frame()
+    assert len(episodes) == trace["episodes"].iloc[-1] >= 12
+    assert set(trace["phase"]) == {"agent"}  # no local search asked for
+    assert learner.best_reward_ == episodes["reward"].max() == trace["best_reward"].iloc[-1]
     assert learner.best_reward_ > 0.7
     assert not any("race" in rule for rule in learner.best_rules_)
-    assert not learner.history_["clauses"].str.contains("race").any()
+    assert not episodes["clauses"].str.contains("race").any()
     assert all(rule.endswith("^2") for rule in learner.best_rules_)
     test = tiny_recidivism(seed=1)
     frame = learner.predict(test)
@@ -207,12 +216,15 @@ def test_estimator_contract(tmp_path):
 
     kw = {"n_episodes": 30, "max_clauses": 1, "scorer": reward, "random_state": 5}
     straight = FairA3SL(**kw).fit(DATA)
-    FairA3SL(**{**kw, "n_episodes": 10}, checkpoint=str(tmp_path)).fit(DATA)
+    FairA3SL(**{**kw, "n_episodes": 10}).fit(
+        DATA, callbacks=[CheckpointCallback(tmp_path, every=1)]
+    )
     resumed = FairA3SL(**kw).fit(DATA, continue_from=tmp_path)
     cols = ["episode", "reward", "clauses"]
-    assert straight.history_[cols].equals(resumed.history_[cols])
+    assert straight.agent_.history()[cols].equals(resumed.agent_.history()[cols])
+    assert straight.trace_ == resumed.trace_
     assert straight.best_rules_ == resumed.best_rules_
-    assert FairA3SL(**kw).fit(DATA).history_[cols].equals(straight.history_[cols])
+    assert FairA3SL(**kw).fit(DATA).trace_ == straight.trace_
 
 
 class _Interrupt(Exception):
@@ -268,7 +280,7 @@ def test_interrupted_then_resumed_equals_uninterrupted(k, tmp_path, straight_a3s
     assert len(trace) > k + 1
     assert trace["update"].tolist() == list(range(1, len(trace) + 1))
     assert trace["cost"].tolist() == trace["episodes"].tolist()
-    assert trace["episodes"].iloc[-1] == len(full.history_) >= 16
+    assert trace["episodes"].iloc[-1] == len(full.agent_.history()) >= 16
     ck = tmp_path / "ck"
     with pytest.raises(_Interrupt):
         FairA3SL(**RESUME_KW).fit(
@@ -284,7 +296,8 @@ def test_interrupted_then_resumed_equals_uninterrupted(k, tmp_path, straight_a3s
     for source in (ck, Trace.load(ck)):
         resumed = FairA3SL(**RESUME_KW).fit(DATA, continue_from=source)
         assert resumed.trace_ == full.trace_
-        assert resumed.history_[EPISODE_COLS].equals(full.history_[EPISODE_COLS])
+        episodes = resumed.agent_.history()[EPISODE_COLS]
+        assert episodes.equals(full.agent_.history()[EPISODE_COLS])
         assert resumed.best_rules_ == full.best_rules_
         assert resumed.best_reward_ == full.best_reward_
         a, b = _agent_tensors(resumed), _agent_tensors(full)
@@ -292,11 +305,8 @@ def test_interrupted_then_resumed_equals_uninterrupted(k, tmp_path, straight_a3s
         assert all(torch.equal(x, y) for x, y in zip(a, b, strict=True))
 
 
-def test_an_agent_folder_without_a_trace_still_resumes(tmp_path, straight_a3sl):
+def test_an_agent_folder_without_a_trace_is_refused(tmp_path):
     first = FairA3SL(**{**RESUME_KW, "n_episodes": 6}).fit(DATA)
-    first.agent_.save(tmp_path / "agent")  # the agent's own files, as written before traces
-    resumed = FairA3SL(**RESUME_KW).fit(DATA, continue_from=tmp_path / "agent")
-    assert resumed.history_[EPISODE_COLS].equals(straight_a3sl.history_[EPISODE_COLS])
-    assert resumed.trace_.to_frame()["update"].iloc[0] == first.agent_.n_updates + 1
-    with pytest.raises(InvalidDataError, match="checkpoint folder"):
-        FairA3SL(**RESUME_KW).fit(DATA, continue_from=straight_a3sl.trace_)
+    first.agent_.save(tmp_path / "agent")  # the agent's own files, no trace: not a checkpoint
+    with pytest.raises(CorruptFileError, match=r"trace\.parquet is missing"):
+        FairA3SL(**RESUME_KW).fit(DATA, continue_from=tmp_path / "agent")

@@ -150,11 +150,19 @@ def test_fair_a3sl_refines_the_agents_best_list():
 
     kw = {"n_episodes": 4, "max_literals": 2, "max_clauses": 3, "random_state": 0}
     plain = FairA3SL(scorer=planted_reward, **kw).fit(DATA)
-    assert plain.refine_history_ is None
+    assert set(plain.trace_.to_frame()["phase"]) == {"agent"}
     assert plain.best_rules_ == plain.agent_rules_
-    refined = FairA3SL(scorer=planted_reward, refine_seconds=30.0, **kw).fit(DATA)
+    refined = FairA3SL(scorer=planted_reward, refine_evaluations=400, **kw).fit(DATA)
     assert refined.agent_clauses_ == plain.agent_clauses_  # the agent's run is unchanged
     assert refined.agent_reward_ == plain.best_reward_
     assert refined.best_reward_ >= refined.agent_reward_
     assert refined.best_reward_ == planted_reward(refined.best_clauses_)
-    assert len(refined.refine_history_) >= 1
+    rows = refined.trace_.to_frame()
+    moves = rows[rows["phase"] == "refine"]
+    assert len(moves) >= 1
+    assert moves["best_reward"].iloc[-1] == refined.best_reward_
+    assert moves["best_reward"].is_monotonic_increasing  # only improving moves are taken
+    assert (moves["cost"] == rows["episodes"].max() + moves["evaluations"]).all()
+    assert moves["evaluations"].max() <= 400
+    again = FairA3SL(scorer=planted_reward, refine_evaluations=400, **kw).fit(DATA)
+    assert again.trace_ == refined.trace_  # a count, not a clock: the same moves every time

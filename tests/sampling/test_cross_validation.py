@@ -18,8 +18,8 @@ from fairacq.sampling import (
     UniformSampler,
     run_sampler_trials,
 )
-from fairacq.sampling._sampling_loop import group_scores
 from fairacq.sampling.learners._held_out import logistic_loo_proba
+from fairacq.sampling.loop._sampling_loop import group_scores
 
 
 def _oracle() -> DatasetOracle:
@@ -40,7 +40,7 @@ def test_every_sample_paid_for_trains() -> None:
 
 
 def test_last_round_losses_equal_the_closed_form_on_the_drawn_rows() -> None:
-    from fairacq.sampling._sampling_loop import SamplingLoop
+    from fairacq.sampling.loop._sampling_loop import SamplingLoop
 
     seen: dict[str, Any] = {}
     original = SamplingLoop._held_out_scores

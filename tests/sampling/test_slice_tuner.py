@@ -25,8 +25,8 @@ from fairacq.sampling import (
     run_sampler_trials,
     slice_objective,
 )
-from fairacq.sampling._learning_curve import fit_slice_curve, subset_sizes
-from fairacq.sampling._slice_allocation import (
+from fairacq.sampling.samplers._learning_curve import fit_slice_curve, subset_sizes
+from fairacq.sampling.samplers._slice_allocation import (
     imbalance_ratio,
     limit_imbalance,
     round_allocation,

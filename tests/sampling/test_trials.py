@@ -8,7 +8,7 @@ import pytest
 from fairacq._random import spawn_seeds
 from fairacq.data import load_toy
 from fairacq.exceptions import InvalidParameterError, UnknownNameError
-from fairacq.experiments import make_executor
+from fairacq.parallel import make_executor
 from fairacq.sampling import DatasetOracle, make_sampler, run_sampler_trials, trial_split
 
 

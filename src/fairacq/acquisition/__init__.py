@@ -10,8 +10,9 @@ loop of :class:`Acquirer` (propose, retrain, measure on validation, keep or drop
 (Falcon, PVLDB 2024: target groups, postponing, an EXP3 bandit over selection policies) and
 :class:`FALAcquirer` (FAL, ESWA 2022: entropy mixed with expected unfairness reduction); and
 fairacq's own :class:`PostThresholdAcquirer` (buy for accuracy, then group thresholds within a
-tolerance fitted on validation: the tolerance traces the front). Build any of them by name
-with :func:`make_acquirer`, or run one with :func:`acquire`.
+tolerance fitted on validation: the tolerance traces the front) and
+:class:`ThresholdAwareAcquirer` (buy the rows closest to their group's threshold). Build
+any of them by name with :func:`make_acquirer`, or run one with :func:`acquire`.
 
 The pool is a :class:`~fairacq.FairDataset` in memory or a :class:`ParquetPool` larger than
 memory, read chunk by chunk (a few bytes per row stay in memory); its blocks are scored
@@ -72,12 +73,19 @@ from fairacq.acquisition._registry import (
     acquirer_needs_gradients,
     available_acquirers,
     make_acquirer,
+    metric_problem,
 )
 from fairacq.acquisition._rewards import REWARD_KINDS, reward_per_cost, share_reward
 from fairacq.acquisition._state import AcquisitionState, Proposal
+from fairacq.acquisition._threshold_aware import (
+    OWN_FRONT_TOLS,
+    ThresholdAwareAcquirer,
+    boundary_order,
+)
 from fairacq.acquisition._valuation_scores import pool_improvement_scores, surrogate_for
 
 __all__ = [
+    "OWN_FRONT_TOLS",
     "REWARD_KINDS",
     "ROW_COLUMNS",
     "Acquirer",
@@ -104,6 +112,7 @@ __all__ = [
     "RandomAcquirer",
     "SerialChunkExecutor",
     "ThompsonPolicy",
+    "ThresholdAwareAcquirer",
     "UCBPolicy",
     "acquire",
     "acquired_rows",
@@ -113,6 +122,7 @@ __all__ = [
     "available_acquirers",
     "available_policies",
     "binary_entropy",
+    "boundary_order",
     "check_pool_columns",
     "drop_small_partitions",
     "expected_unfairness",
@@ -120,6 +130,7 @@ __all__ = [
     "make_acquirer",
     "make_chunk_executor",
     "make_policy",
+    "metric_problem",
     "partition_base_rate_diffs",
     "partition_labels",
     "partition_pool",

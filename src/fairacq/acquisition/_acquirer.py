@@ -309,14 +309,14 @@ class Acquirer(Strategy):
 
     def _check_resumable(self, continue_from: Any, pool_size: int) -> None:
         """Refuse a checkpoint of another seed, pool size or step-changing parameters."""
+        from fairacq._artefact import to_jsonable
         from fairacq._loop import open_checkpoint
-        from fairacq._trace import _jsonable
 
         meta = open_checkpoint(continue_from).trace.meta
         seed = seed_of(self.random_state)["seed"]
         _check_same_run(type(self).__name__, meta, seed, pool_size)
         saved = meta.get("config")
-        ours = _jsonable(self._config())
+        ours = to_jsonable(self._config())
         if not isinstance(saved, dict):
             saved = {}
         changed = sorted(

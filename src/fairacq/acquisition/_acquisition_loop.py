@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 from fairacq._loop import RunLoop
 from fairacq._random import child_rng
 from fairacq.acquisition._chunk_map import ChunkExecutor
+from fairacq.acquisition._exact_refit import ExactRefit
 from fairacq.acquisition._ledger import CostLedger, fill_batch
 from fairacq.acquisition._pool_source import InMemoryPool, PoolSource
 from fairacq.acquisition._state import AcquisitionState
@@ -19,9 +20,7 @@ from fairacq.data import FairDataset
 from fairacq.models import (
     evaluate,
     learner_spec,
-    make_learner,
     partial_update,
-    predict_scores,
 )
 
 __all__ = ["AcquisitionLoop", "fill_batch"]
@@ -68,11 +67,12 @@ class AcquisitionLoop(RunLoop):
         # validation and test features as arrays once, not converted again every round
         self._features = {id(d): d.to_numpy() for d in (validation, test) if d is not None}
         self._val_scores: tuple[Any, NDArray[np.float64]] | None = None
+        self._refit = ExactRefit(learner)  # make_learner(...).fit, the same model cheaper
+        self._test_metrics: tuple[Any, dict[str, float]] | None = None
 
     # -- models ------------------------------------------------------------------------------
     def _fit(self, data: FairDataset) -> Any:
-        model = make_learner(self.acq.learner, random_state=self._learner_seed)
-        return model.fit(data.to_numpy(), data.y)
+        return self._refit.fit(self._learner_seed, data.to_numpy(), data.y)
 
     def _learn(self, model: Any, data: FairDataset, batch_rows: FairDataset) -> Any:
         """Return the model after ``batch_rows`` joined ``data`` (its last rows)."""
@@ -83,7 +83,7 @@ class AcquisitionLoop(RunLoop):
     def _evaluate(self, model: Any, data: FairDataset) -> dict[str, float]:
         """Measure the tracked metrics of ``model`` on ``data`` (a subclass may post-process)."""
         X = self._features.get(id(data))
-        scores = None if X is None else predict_scores(model, X)
+        scores = None if X is None else self._refit.scores(model, X)
         if data is self.validation and scores is not None:  # for the method to reuse
             self._val_scores = (model, scores)
             if hasattr(self, "state"):
@@ -93,8 +93,10 @@ class AcquisitionLoop(RunLoop):
     def _measure(self, val: dict[str, float], model: Any) -> dict[str, float]:
         out = {f"val_{k}": v for k, v in val.items()}
         if self.test is not None:
-            scores = self._evaluate(model, self.test)
-            out.update({f"test_{k}": v for k, v in scores.items()})
+            # a rejected batch leaves the model as it was: its test metrics are measured once
+            if self._test_metrics is None or self._test_metrics[0] is not model:
+                self._test_metrics = (model, self._evaluate(model, self.test))
+            out.update({f"test_{k}": v for k, v in self._test_metrics[1].items()})
         return out
 
     # -- the run -----------------------------------------------------------------------------

@@ -20,9 +20,9 @@ from typing import Any, Literal, Protocol, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from fairacq._dask import CONNECT_TIMEOUT, connect_client, local_cluster
 from fairacq._deps import require
 from fairacq.exceptions import CorruptFileError, InvalidParameterError
+from fairacq.parallel._dask import CONNECT_TIMEOUT, connect_client, local_cluster
 
 __all__ = [
     "ChunkExecutor",

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from numpy.typing import NDArray
 
 __all__ = ["ColumnCodes"]
@@ -47,6 +48,7 @@ class ColumnCodes:
         self._pieces: list[NDArray[np.int64]] = []
         self.codes: NDArray[np.signedinteger[Any]] = np.empty(0, dtype=np.int8)
         self._values: Any = None
+        self._pandas: Any = None  # the distinct values as pandas holds them (first use)
 
     def add(self, column: Any) -> None:
         """Append the rows of an Arrow array (the next rows of the column)."""
@@ -70,6 +72,32 @@ class ColumnCodes:
         self.codes = joined.astype(np.min_scalar_type(-max(len(self._lookup), 1)))
         self._values = pa.array(list(self._lookup), type=self._plain)
         self._pieces = []
+
+    def take_pandas(self, positions: NDArray[np.int64]) -> Any:
+        """Return the values of the rows at ``positions``, a Series as ``to_pandas`` gives it.
+
+        A string column without missing values is picked from the distinct values converted
+        once (the same values and dtype, without a conversion per call); any other column
+        is converted from :meth:`take`.
+
+        Examples
+        --------
+        >>> import pyarrow as pa
+        >>> codes = ColumnCodes(pa.string())
+        >>> codes.add(pa.array(["b", "a", "b"]))
+        >>> codes.finish()
+        >>> list(codes.take_pandas(np.array([2, 1])))
+        ['b', 'a']
+        """
+        import pyarrow as pa
+
+        picked = self.codes[positions]
+        plain_text = pa.types.is_string(self.kind) or pa.types.is_large_string(self.kind)
+        if not plain_text or (picked.size and picked.min() < 0):
+            return pa.table({"v": self.take(positions)}).to_pandas()["v"]
+        if self._pandas is None:
+            self._pandas = pa.table({"v": self._values}).to_pandas()["v"].array
+        return pd.Series(self._pandas.take(picked.astype(np.intp)), name="v")
 
     def take(self, positions: NDArray[np.int64]) -> Any:
         """Return the values of the rows at ``positions`` as an Arrow array of the file's type."""

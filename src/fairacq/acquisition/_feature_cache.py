@@ -16,6 +16,7 @@ and is never shared: a pickled or resumed pool builds its own.
 
 from __future__ import annotations
 
+import os
 import tempfile
 import weakref
 from collections.abc import Iterable, Iterator
@@ -29,6 +30,7 @@ _ITEM = np.dtype(np.float64).itemsize
 #: A stretch of the file is read whole when more than one row in this many is wanted from it
 #: (a read per row costs about as much as copying this many rows).
 _DENSE = 64
+_PREADV = hasattr(os, "preadv")  # POSIX; elsewhere a seek and a read a row
 
 
 class FeatureCache:
@@ -140,10 +142,19 @@ class FeatureCache:
                     np.take(stretch, ordered[a:b] - first, axis=0, out=out[a:b])
                 else:
                     out[order[a:b]] = stretch[ordered[a:b] - first]
-            else:
-                for k in order[a:b].tolist():
-                    self._read_into(out[k : k + 1], int(pos[k]))
+            elif b > a:
+                self._read_rows(out, order[a:b], pos)
         return out
+
+    def _read_rows(
+        self, out: NDArray[np.float64], ks: NDArray[np.int64], pos: NDArray[np.int64]
+    ) -> None:
+        """Fill ``out[k]`` with row ``pos[k]`` for each ``k`` in ``ks``: one ``pread`` a row."""
+        fd, size = self._file.fileno(), self.row_bytes
+        flat = out.data.cast("B")
+        for k, row in zip(ks.tolist(), pos[ks].tolist(), strict=True):
+            if not _PREADV or os.preadv(fd, [flat[k * size : (k + 1) * size]], row * size) != size:
+                self._read_into(out[k : k + 1], row)  # a short read: read the rest, or fail
 
     def _read_into(self, out: NDArray[np.float64], first_row: int) -> None:
         """Fill ``out`` (C-contiguous rows) with the rows from ``first_row`` on."""

@@ -209,11 +209,10 @@ class ParquetPool(PoolSource):
                 f"ParquetPool.take: positions must lie in 0 .. {len(self) - 1}; got "
                 f"{int(pos.min())} .. {int(pos.max())}."
             )
-        import pyarrow as pa  # type: ignore[import-untyped]
-
         X = self._features_at(pos)
-        sens = pa.table({c: self._sensitive[c].take(pos) for c in self.sensitive_columns})
-        sens = sens.to_pandas()
+        sens = pd.DataFrame(
+            {c: self._sensitive[c].take_pandas(pos) for c in self.sensitive_columns}
+        )
         attrs = list(self._template.sensitive_attrs)
         if len(attrs) == len(self.sensitive_columns):
             sens.columns = pd.Index(attrs)
@@ -258,7 +257,7 @@ class ParquetPool(PoolSource):
         Arrow's allocator keeps freed buffers: a whole-file pass would otherwise leave the
         process holding about the file's decoded size.
         """
-        import pyarrow as pa
+        import pyarrow as pa  # type: ignore[import-untyped]
 
         off = self._offsets
         for g in range(off.size - 1):

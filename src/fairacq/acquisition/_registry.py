@@ -16,9 +16,17 @@ from fairacq.acquisition._inf import InfAcquirer
 from fairacq.acquisition._pool_source import PoolSource
 from fairacq.acquisition._post_thresholds import PostThresholdAcquirer
 from fairacq.acquisition._random_acquirer import RandomAcquirer
+from fairacq.acquisition._threshold_aware import ThresholdAwareAcquirer
 from fairacq.data import FairDataset
+from fairacq.exceptions import InvalidParameterError
 
-__all__ = ["acquire", "acquirer_needs_gradients", "available_acquirers", "make_acquirer"]
+__all__ = [
+    "acquire",
+    "acquirer_needs_gradients",
+    "available_acquirers",
+    "make_acquirer",
+    "metric_problem",
+]
 
 _ACQUIRERS: dict[str, type[Acquirer]] = {
     "random": RandomAcquirer,
@@ -30,6 +38,7 @@ _ACQUIRERS: dict[str, type[Acquirer]] = {
     "falcon": FalconAcquirer,
     "fal": FALAcquirer,
     "post-thresholds": PostThresholdAcquirer,
+    "threshold-aware": ThresholdAwareAcquirer,
 }
 
 
@@ -40,7 +49,7 @@ def available_acquirers() -> list[str]:
     --------
     >>> available_acquirers()  # doctest: +NORMALIZE_WHITESPACE
     ['autodata', 'datasift', 'datasift-inf', 'entropy', 'fal', 'falcon', 'inf', 'post-thresholds',
-     'random']
+     'random', 'threshold-aware']
     """
     return sorted(_ACQUIRERS)
 
@@ -57,6 +66,27 @@ def acquirer_needs_gradients(method: str) -> bool:
     ['datasift-inf', 'inf']
     """
     return bool(_class_of(method)._needs_gradients)
+
+
+def metric_problem(method: str, metric: str) -> str | None:
+    """Why ``method`` cannot steer ``metric``, or None when it can.
+
+    Some methods steer only some metrics (``threshold-aware``: demographic parity); a
+    comparison of every method skips those that cannot steer its target.
+
+    Examples
+    --------
+    >>> metric_problem("random", "equal_opportunity_diff") is None
+    True
+    >>> metric_problem("threshold-aware", "equal_opportunity_diff")[:45]
+    'ThresholdAwareAcquirer steers demographic par'
+    """
+    acquirer = _class_of(method)(metric=metric)  # type: ignore[call-arg]
+    try:
+        acquirer._check_metric()
+    except InvalidParameterError as exc:
+        return str(exc)
+    return None
 
 
 def _class_of(method: str) -> type[Acquirer]:

@@ -5,18 +5,17 @@ from __future__ import annotations
 import typer
 
 from fairacq._version import __version__
-from fairacq.cli._acquire import acquire_cmd
-from fairacq.cli._audit import audit_cmd
 from fairacq.cli._compare import compare_cmd
 from fairacq.cli._datasets import datasets_app
-from fairacq.cli._demo import demo_cmd
 from fairacq.cli._features import features_app
 from fairacq.cli._filter import filter_app
 from fairacq.cli._group import OneLineErrorsGroup
 from fairacq.cli._metrics import metrics_cmd
+from fairacq.cli._plugins import add_registered_commands
 from fairacq.cli._relational import relational_app
-from fairacq.cli._reproduce import reproduce_cmd
-from fairacq.cli._sample import sample_cmd
+from fairacq.cli.acquire._acquire import acquire_cmd
+from fairacq.cli.audit._audit import audit_cmd
+from fairacq.cli.sample._sample import sample_cmd
 
 __all__ = ["app", "main"]
 
@@ -37,9 +36,8 @@ app.command("audit")(audit_cmd)
 app.command("acquire")(acquire_cmd)
 app.command("sample")(sample_cmd)
 app.command("compare")(compare_cmd)
-app.command("reproduce")(reproduce_cmd)
-app.command("demo")(demo_cmd)
 app.command("metrics")(metrics_cmd)
+add_registered_commands(app)  # e.g. the paper harness's `reproduce` and `demo`
 
 
 def _version(value: bool) -> None:
@@ -55,7 +53,7 @@ def _root(
     ),
 ) -> None:
     """Fairness-aware data and information acquisition."""
-    from fairacq.cli._user_model import forget_user_models
+    from fairacq.cli.shared._user_model import forget_user_models
 
     forget_user_models()  # a --model of an earlier command (in this process) is no longer used
 

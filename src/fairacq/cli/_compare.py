@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from fairacq.cli._data_options import (
+from fairacq.cli.shared._data_options import (
     CategoricalOpt,
     CostOpt,
     DataOpt,
@@ -25,9 +25,9 @@ from fairacq.cli._data_options import (
     sensitive_text,
     table_columns,
 )
-from fairacq.cli._errors import err_console, fail, user_errors
-from fairacq.cli._out_folder import OverwriteOpt
-from fairacq.cli._shutdown import stop_on_signals
+from fairacq.cli.shared._errors import err_console, fail, user_errors
+from fairacq.cli.shared._out_folder import OverwriteOpt
+from fairacq.cli.shared._shutdown import stop_on_signals
 
 __all__ = ["compare_cmd"]
 
@@ -90,7 +90,7 @@ def _check(data: Path | None, label: str, budget: str, batch: str, target: str) 
     The sizes against the simulated pool, and the methods against the model, are checked by
     :func:`fairacq.compare.compare_strategies` once the table is read, before any run.
     """
-    from fairacq.cli._acquire_inputs import parse_size
+    from fairacq.cli.acquire._acquire_inputs import parse_size
     from fairacq.compare import parse_target
 
     if data is None:
@@ -212,7 +212,7 @@ def compare_cmd(
     import sys
 
     from fairacq._run_folder import run_folder
-    from fairacq.cli._out_folder import check_out_folder
+    from fairacq.cli.shared._out_folder import check_out_folder
 
     _check(data, label, budget, batch, target)
     assert data is not None
@@ -260,7 +260,7 @@ def _run(
     max_accuracy_loss: float = 0.02,
 ) -> Any:
     """Run :func:`fairacq.compare.compare_strategies` with a progress bar of the runs."""
-    from fairacq.cli._progress import progress
+    from fairacq.cli.shared._progress import progress
     from fairacq.compare import compare_strategies
 
     with progress(f"compare ({question})", None, "runs") as bar:

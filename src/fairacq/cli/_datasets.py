@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from fairacq.cli._errors import err_console, fail, user_errors
+from fairacq.cli.shared._errors import err_console, fail, user_errors
 
 __all__ = ["datasets_app"]
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from fairacq.cli._data_options import (
+from fairacq.cli.shared._data_options import (
     CategoricalOpt,
     DataOpt,
     DropOpt,
@@ -39,8 +39,8 @@ from fairacq.cli._data_options import (
     sensitive_text,
     table_columns,
 )
-from fairacq.cli._errors import err_console, fail, user_errors
-from fairacq.cli._out_folder import OverwriteOpt, check_out_folder
+from fairacq.cli.shared._errors import err_console, fail, user_errors
+from fairacq.cli.shared._out_folder import OverwriteOpt, check_out_folder
 
 if TYPE_CHECKING:
     from fairacq.data import TableColumns
@@ -182,8 +182,8 @@ def train_cmd(
     columns = _train_columns(data, dataset, sensitive, options)
     from fairacq._io import write_json
     from fairacq._run_folder import run_folder
-    from fairacq.cli._acquire import resolve_metric
-    from fairacq.experiments import single_thread
+    from fairacq.cli.acquire._acquire import resolve_metric
+    from fairacq.parallel import single_thread
 
     single_thread()
     params: dict[str, Any] = {
@@ -236,7 +236,7 @@ def _train(
     The bar counts pre-training (classifier, then adversary) and joint training together,
     as the trace's ``cost`` does: ``2 * n_pretrain_iter + n_train_iter`` iterations.
     """
-    from fairacq.cli._progress import progress, run_callback
+    from fairacq.cli.shared._progress import progress, run_callback
     from fairacq.features import train_dadi
 
     total = 2 * params["n_pretrain_iter"] + params["n_train_iter"]
@@ -426,8 +426,8 @@ def acquire_cmd(
         raise fail("Pass --out FILE (.csv or .parquet) for the per-person table, or --json.")
     from fairacq._io import check_output_file
     from fairacq.data import TABLE_SUFFIXES, read_table, write_table
-    from fairacq.experiments import single_thread
     from fairacq.features import DadiModel, reveal_table
+    from fairacq.parallel import single_thread
 
     single_thread()
     with user_errors():

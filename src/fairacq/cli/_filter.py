@@ -18,7 +18,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from fairacq.cli._data_options import (
+from fairacq.cli.shared._data_options import (
     CategoricalOpt,
     DataOpt,
     DropOpt,
@@ -32,7 +32,7 @@ from fairacq.cli._data_options import (
     sensitive_text,
     table_columns,
 )
-from fairacq.cli._errors import err_console, fail, user_errors
+from fairacq.cli.shared._errors import err_console, fail, user_errors
 
 __all__ = ["filter_app"]
 

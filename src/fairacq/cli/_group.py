@@ -15,7 +15,7 @@ import typer
 from typer._click import exceptions as click_errors  # typer's own copy of click (0.29+)
 from typer.core import TyperGroup
 
-from fairacq.cli._errors import err_console
+from fairacq.cli.shared._errors import err_console
 
 __all__ = ["OneLineErrorsGroup"]
 

@@ -13,8 +13,8 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 
-from fairacq.cli._errors import err_console, fail, user_errors
-from fairacq.cli._out_folder import OverwriteOpt, check_out_folder
+from fairacq.cli.shared._errors import err_console, fail, user_errors
+from fairacq.cli.shared._out_folder import OverwriteOpt, check_out_folder
 
 __all__ = ["relational_app"]
 
@@ -203,11 +203,11 @@ def learn_cmd(
     ] = "authors",
     fold: Annotated[int, typer.Option(help="Fold (COMPAS, MovieLens) or sample - 1.")] = 0,
     seed: Annotated[int, typer.Option(help="Seed of the agent and weight learning.")] = 0,
-    refine_seconds: Annotated[
-        float | None,
+    refine_evaluations: Annotated[
+        int | None,
         typer.Option(
-            help="After the agent, polish its best rules by local search for this many "
-            "seconds (fairacq's addition; omit for the paper's algorithm)."
+            help="After the agent, polish its best rules by local search, scoring at most "
+            "this many rule lists (fairacq's addition; omit for the paper's algorithm)."
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
@@ -216,13 +216,14 @@ def learn_cmd(
     """Learn fair rules with Fair-A3SL, then write the rules, weights and test metrics.
 
     Without --fair it learns Sensitive-A3SL (no constraint, the sensitive attribute allowed).
-    With --refine-seconds the agent's own best rules go to agent_rules.psl beside rules.psl.
+    With --refine-evaluations the agent's own best rules go to agent_rules.psl beside
+    rules.psl. The run's trace (one row per training step) is written as trace.parquet.
     A test fairness measure past its bound, or an agent still exploring at the end, is
     printed as a warning and listed under "warnings" in summary.json.
     """
-    specs, alpha = _learn_options(dataset, episodes, refine_seconds, fair, prior)
+    specs, alpha = _learn_options(dataset, episodes, refine_evaluations, fair, prior)
     from fairacq._run_folder import run_folder
-    from fairacq.cli._progress import progress, run_callback
+    from fairacq.cli.shared._progress import progress, run_callback
     from fairacq.relational import a3sl_options, learn_rules, load_named_relational, write_a3sl
 
     with user_errors(), _quiet_warnings():
@@ -237,7 +238,7 @@ def learn_cmd(
                 alpha_odds=alpha,
                 n_episodes=episodes,
                 preset=preset,
-                refine_seconds=refine_seconds,
+                refine_evaluations=refine_evaluations,
                 random_state=seed,
                 options=a3sl_options(dataset, bool(specs)),
                 callbacks=[run_callback(bar, column="cost")],
@@ -263,7 +264,7 @@ def _num(value: float | None) -> str:
 
 
 def _learn_options(
-    dataset: str, episodes: int, refine_seconds: float | None, fair: str | None, prior: str | None
+    dataset: str, episodes: int, refine: int | None, fair: str | None, prior: str | None
 ) -> tuple[list[str], float]:
     """Check the options of ``learn``; return the fairness constraints and the prior."""
     if dataset not in _DATASETS:
@@ -273,8 +274,8 @@ def _learn_options(
             raise did_you_mean("dataset", dataset, _DATASETS, "fairacq relational learn --help")
     if episodes < 1:
         raise fail(f"--episodes must be >= 1, got {episodes}.")
-    if refine_seconds is not None and refine_seconds <= 0:
-        raise fail(f"--refine-seconds must be > 0, got {refine_seconds}.")
+    if refine is not None and refine < 1:
+        raise fail(f"--refine-evaluations must be >= 1, got {refine}.")
     specs, options = _parse_fair(fair)
     if options:
         raise fail("--fair of `learn` takes constraints only; the dataset defines the groups.")

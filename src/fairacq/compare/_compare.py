@@ -41,15 +41,23 @@ def _size(value: int | str, total: float, what: str) -> int:
 def _settings(target: Target, learner: Any, budget: int, batch: int | str) -> Settings:
     metrics = tuple(dict.fromkeys([*DEFAULT_METRICS, "worst_group_accuracy", target.metric]))
     # the methods push the target's gap down (a lower bound such as worst>=0.7: the DP gap)
-    steer = target.metric if target.lower_is_better else "demographic_parity_diff_abs"
     return Settings(
         learner=learner,
         budget=budget,
         batch=_size(batch, budget, "--batch"),
         metrics=metrics,
-        steer=steer,
+        steer=_steered_metric(target),
         target=target,
     )
+
+
+def _steered_metric(target: Target) -> str:
+    """Return the metric the methods push down for ``target``.
+
+    The target's own gap, or for a lower bound such as ``worst>=0.7`` the demographic
+    parity gap.
+    """
+    return target.metric if target.lower_is_better else "demographic_parity_diff_abs"
 
 
 def _check(question: str, costs: Any, n_seeds: int, max_accuracy_loss: float) -> None:
@@ -160,7 +168,7 @@ def compare_strategies(
     clock = time.perf_counter()
     _check(question, costs, n_seeds, max_accuracy_loss)
     goal = target if isinstance(target, Target) else parse_target(target)
-    plan = make_plan(question, learner, methods)
+    plan = make_plan(question, learner, methods, _steered_metric(goal))
     baseline = NO_ACTION if question == "rows" else BASELINE_SAMPLER
     log = RunLog(progress=progress, total=plan.runs_per_seed() * n_seeds, baseline=baseline)
     job = _Job(

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fairacq.acquisition import acquirer_needs_gradients, available_acquirers
+from fairacq.acquisition import acquirer_needs_gradients, available_acquirers, metric_problem
 from fairacq.exceptions import InvalidParameterError, UnknownNameError
 from fairacq.models import MITIGATIONS, describe_learner, make_learner, mitigation_unavailable
 from fairacq.sampling import available_samplers
@@ -87,10 +87,10 @@ def _names(question: str) -> list[str]:
     return list(available_samplers())
 
 
-def _rows_plan(learner: Any, methods: Sequence[str] | None) -> Plan:
+def _rows_plan(learner: Any, methods: Sequence[str] | None, steer: str) -> Plan:
     everything = _names("rows")
     names = _chosen("rows", everything, methods, "random")
-    skipped = _not_runnable(everything, learner)
+    skipped = _not_runnable(everything, learner, steer)
     if methods is not None:
         _refuse_unrunnable([m for m in methods if m in skipped], skipped, everything, learner)
     return Plan(
@@ -101,8 +101,8 @@ def _rows_plan(learner: Any, methods: Sequence[str] | None) -> Plan:
     )
 
 
-def _not_runnable(names: list[str], learner: Any) -> dict[str, str]:
-    """Strategy -> why it cannot run with ``learner``, for those of ``names`` that cannot."""
+def _not_runnable(names: list[str], learner: Any, steer: str) -> dict[str, str]:
+    """Strategy -> why it cannot run with ``learner`` steering ``steer``, for those that cannot."""
     model = make_learner(learner)
     skipped: dict[str, str] = {}
     for name in names:
@@ -114,7 +114,7 @@ def _not_runnable(names: list[str], learner: Any) -> dict[str, str]:
             reason = f"it computes influence, which needs gradients; {describe_learner(model)}"
             reason += " has none"
         else:
-            reason = None
+            reason = metric_problem(name, steer)
         if reason is not None:
             skipped[name] = reason
     return skipped
@@ -142,7 +142,12 @@ def _has_fairlearn() -> bool:
     return importlib.util.find_spec("fairlearn") is not None
 
 
-def make_plan(question: str, learner: Any, methods: Sequence[str] | None = None) -> Plan:
+def make_plan(
+    question: str,
+    learner: Any,
+    methods: Sequence[str] | None = None,
+    steer: str = "demographic_parity_diff_abs",
+) -> Plan:
     """Return the strategies of ``question`` that can run with ``learner``.
 
     Parameters
@@ -157,6 +162,9 @@ def make_plan(question: str, learner: Any, methods: Sequence[str] | None = None)
         Run only these (Random, or Uniform for groups, always runs as the baseline). Each
         must run with ``learner``; without ``methods``, those that cannot are left out and
         listed in ``skipped``.
+    steer : str, default="demographic_parity_diff_abs"
+        The metric the acquisition methods push down; a method that cannot steer it (e.g.
+        ``threshold-aware`` for equal opportunity) cannot run.
 
     Raises
     ------
@@ -179,6 +187,6 @@ def make_plan(question: str, learner: Any, methods: Sequence[str] | None = None)
             f"each group), got {question!r}."
         )
     if question == "rows":
-        return _rows_plan(learner, methods)
+        return _rows_plan(learner, methods, steer)
     samplers = _chosen("groups", _names("groups"), methods, "uniform")
     return Plan("groups", samplers=tuple(samplers))

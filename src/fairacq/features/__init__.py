@@ -52,10 +52,11 @@ from fairacq.features.dadi._rewards import (
 )
 
 if TYPE_CHECKING:
-    from fairacq.features.dadi._dadi import DADI, Acquisition
     from fairacq.features.dadi._encoder import SetEncoder
     from fairacq.features.dadi._env import DADIEnv
+    from fairacq.features.dadi._estimator import DADI
     from fairacq.features.dadi._networks import AdversaryNetwork, AgentNetwork
+    from fairacq.features.dadi._serving import Acquisition
 
 __all__ = [
     "DADI",
@@ -95,10 +96,10 @@ __all__ = [
 ]
 
 _LAZY = {
-    "Acquisition": "fairacq.features.dadi._dadi",
+    "Acquisition": "fairacq.features.dadi._serving",
     "AdversaryNetwork": "fairacq.features.dadi._networks",
     "AgentNetwork": "fairacq.features.dadi._networks",
-    "DADI": "fairacq.features.dadi._dadi",
+    "DADI": "fairacq.features.dadi._estimator",
     "DADIEnv": "fairacq.features.dadi._env",
     "SetEncoder": "fairacq.features.dadi._encoder",
 }

@@ -1,7 +1,7 @@
 """A saved DADI model folder: the agent, and how raw columns become its inputs.
 
 :class:`DadiModel` is what ``fairacq features train`` saves and ``acquire`` loads: the
-:class:`DADI` agent (``agent.pt``, ``adversary.pt``, ``config.json``, ``history.json``),
+:class:`DADI` agent (``agent.pt``, ``adversary.pt``, ``config.json``, the trace),
 the :class:`~fairacq.data.TableEncoder` of its raw columns (``encoder.json``) and the roles of
 the training table's columns (``columns.json``, :class:`~fairacq.data.TableColumns`). Both
 JSON files are listed with their sha256 in ``config.json``'s manifest: an edited or swapped
@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fairacq._io import read_json, sha256_file
+from fairacq._artefact import file_matches
+from fairacq._io import read_json
 from fairacq.data import TableColumns, TableEncoder
 from fairacq.exceptions import CorruptFileError, FairacqError
 
 if TYPE_CHECKING:
-    from fairacq.features.dadi._dadi import DADI
+    from fairacq.features.dadi._estimator import DADI
 
 __all__ = ["DadiModel"]
 
@@ -78,7 +79,7 @@ class DadiModel:
             If a file is missing, edited after the save, malformed, or if the encoder does not
             describe the agent's columns.
         """
-        from fairacq.features.dadi._dadi import DADI
+        from fairacq.features.dadi._estimator import DADI
 
         path = Path(directory)
         agent = DADI.load(path)
@@ -108,7 +109,7 @@ def _read_listed(path: Path, name: str, files: Mapping[str, Any]) -> Any:
     if name not in files:
         return None
     target = path / name
-    if not target.is_file() or sha256_file(target) != files[name]:
+    if not file_matches(target, files[name]):
         raise CorruptFileError(
             f"{target} is not the file saved with {path / 'config.json'} (missing, or its "
             "checksum differs: edited or from another save). Train and save the model again."

@@ -24,7 +24,7 @@ from fairacq.features._tables import SENSITIVE_PREFIX
 from fairacq.models import check_probabilities
 
 if TYPE_CHECKING:
-    from fairacq.features.dadi._dadi import DADI
+    from fairacq.features.dadi._estimator import DADI
 
 __all__ = ["DECISION_COLUMNS", "reveal_table"]
 

@@ -30,7 +30,7 @@ from fairacq.models import check_probabilities
 
 if TYPE_CHECKING:
     from fairacq._callbacks import Callback
-    from fairacq.features.dadi._dadi import DADI
+    from fairacq.features.dadi._estimator import DADI
 
 __all__ = ["DadiRun", "train_dadi"]
 
@@ -174,7 +174,7 @@ def train_dadi(
     >>> sorted(run.agent.feature_groups_)
     ['age', 'job']
     """
-    from fairacq.features.dadi._dadi import DADI
+    from fairacq.features.dadi._estimator import DADI
 
     for name in metrics:
         get_metric(name)

@@ -9,8 +9,9 @@ each candidate with probability ``rho[z_hat(x)]`` (Algorithm 2), for batches or 
 the admitted set is balanced in expectation while the proxy discloses little (alpha,
 Definition 5; see :mod:`fairacq.metrics` for alpha and beta).
 
-Proxies: :class:`NaiveRegressionProxy`, :class:`NaiveTreeProxy` (equal numbers per predicted
-group), :class:`QPRegressionProxy`, :class:`QPTreeProxy` (Algorithm 1 weights) and the
+Proxies: :class:`LabelProxy` predicts the group with a logistic regression or a decision tree
+(``predictor=``) and admits equal numbers per predicted group or by Algorithm 1's weights
+(``weights="naive"`` or ``"qp"``): the paper's naive and QP regression and tree proxies; the
 :class:`AlphaBetaProxy` tree (Algorithms 3-4: splits learned by a Lagrangian game, alpha
 guaranteed in-sample). A fitted proxy saves as plain JSON (:func:`save_proxy` /
 :func:`load_proxy`), without any individual's group label; :func:`interpolation_curve`
@@ -64,13 +65,7 @@ from fairacq.filtering.proxies._lagrangian import (
     play_split_game,
     tree_oracle,
 )
-from fairacq.filtering.proxies._proxies import (
-    FittedProxy,
-    NaiveRegressionProxy,
-    NaiveTreeProxy,
-    QPRegressionProxy,
-    QPTreeProxy,
-)
+from fairacq.filtering.proxies._proxies import FittedProxy, LabelProxy
 from fairacq.filtering.proxies._rules import LinearRule, RandomizedTreeRule, TreeRule
 from fairacq.filtering.proxies._serialize import (
     load_proxy,
@@ -90,11 +85,8 @@ __all__ = [
     "FilterResult",
     "FittedProxy",
     "GroupClasses",
+    "LabelProxy",
     "LinearRule",
-    "NaiveRegressionProxy",
-    "NaiveTreeProxy",
-    "QPRegressionProxy",
-    "QPTreeProxy",
     "RandomizedTreeRule",
     "SamplingWeights",
     "SplitGameResult",

@@ -62,7 +62,7 @@ class BalancedFilter(Strategy):
     ----------
     proxy : fitted proxy or FittedProxy
         Anything with ``admission_probability(X)`` and ``fitted_`` / ``groups`` (a fitted
-        :class:`QPTreeProxy`, ..., or a :class:`FittedProxy` loaded from JSON).
+        :class:`LabelProxy`, ..., or a :class:`FittedProxy` loaded from JSON).
     random_state : int, numpy.random.Generator or None, default=None
         Controls the admission draws. An int gives identical admissions on every call.
 
@@ -74,11 +74,12 @@ class BalancedFilter(Strategy):
     Examples
     --------
     >>> import numpy as np, pandas as pd
-    >>> from fairacq.filtering import QPTreeProxy
+    >>> from fairacq.filtering import LabelProxy
     >>> rng = np.random.default_rng(0)
     >>> s = rng.integers(0, 2, 400)
     >>> X = pd.DataFrame({"x": s + rng.normal(size=400)})
-    >>> proxy = QPTreeProxy(max_depth=2, random_state=0).fit(X, s)
+    >>> proxy = LabelProxy(predictor="tree", weights="qp", max_depth=2, random_state=0)
+    >>> proxy = proxy.fit(X, s)
     >>> out = BalancedFilter(proxy=proxy, random_state=0).filter(X, s=s)
     >>> int(out.mask.sum()) == len(out.admitted)
     True

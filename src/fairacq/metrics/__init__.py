@@ -6,11 +6,12 @@ strings), validates them once and returns a float or, for ``group_*`` functions,
 ``demographic_parity_diff_signed`` follows Hasan & Pradhan (protected minus privileged, < 0 is
 bias against the protected group) and compares two groups; ``_abs`` and unsigned gaps are
 the largest pairwise gap over all groups (max - min), equal to fairlearn's
-``between_groups`` differences. The families of the papers are here: parity and odds
-(000, 004), risk difference / ratio / relative chance and recommender unfairness (004),
-minimax group risk (001), disclosivity alpha and imbalance beta (003), and accuracy /
-AUC per group. Entry points: :func:`group_table` for a per-group overview, and
-:func:`compute` / :func:`get_metric` / :func:`available` to use any metric by name.
+``between_groups`` differences. The metrics of the cited papers are here: parity and odds
+(Hasan & Pradhan; Zhang & Ramesh), risk difference / ratio / relative chance and
+recommender unfairness (Zhang & Ramesh), minimax group risk (Shekhar et al.), disclosivity
+alpha and imbalance beta (Deng et al.), and accuracy / AUC per group. Entry points:
+:func:`group_table` for a per-group overview, and :func:`compute` / :func:`get_metric` /
+:func:`available` to use any metric by name.
 See ``docs/metrics.md`` for formulas, ranges and fairlearn equivalents.
 """
 

@@ -390,7 +390,7 @@ def _admission(where: str, rho: ArrayLike, n_values: int) -> NDArray[np.float64]
 
 
 def expected_acceptance_rate(proxy_marginal: ArrayLike, rho: ArrayLike) -> float:
-    """Return the expected fraction of candidates that Algorithm 2 admits, ``r_hat . rho``.
+    """Return the expected fraction of candidates that Algorithm 2 admits, ``r_hat @ rho``.
 
     Deng et al. buys balance with rejections; report this rate beside alpha and beta.
 

@@ -199,8 +199,8 @@ def group_false_positive_rates(
 def group_mean_scores(scores: ArrayLike, s: ArrayLike) -> pd.Series[float]:
     """Return the mean predicted probability ``E[p(x) | S = g]`` of every group.
 
-    This is the soft selection rate that the DataSift authors' code compares (see
-    ``REPRODUCTION-NOTES.md``, Hasan & Pradhan).
+    This is the soft selection rate that the DataSift authors' code compares (Hasan & Pradhan;
+    ``docs/paper-notes/datasift.md``).
 
     Parameters
     ----------

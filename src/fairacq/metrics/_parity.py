@@ -176,8 +176,8 @@ def mean_score_parity_diff_signed(
 
     The probability version of :func:`demographic_parity_diff_signed`: the gap in mean
     predicted probability, which the DataSift authors' public code measures in place of
-    the thresholded definition of Hasan & Pradhan, §2 (see ``REPRODUCTION-NOTES.md``). Same sign
-    convention.
+    the thresholded definition of Hasan & Pradhan, §2 (see ``docs/paper-notes/datasift.md``).
+    Same sign convention.
 
     Parameters
     ----------

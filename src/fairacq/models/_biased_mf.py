@@ -24,7 +24,7 @@ __all__ = ["BiasedMF", "fit_biased_mf"]
 
 @dataclass(frozen=True, eq=False)
 class BiasedMF:
-    """A fitted biased matrix factorisation ``mu + b_u + b_i + p_u . q_i``.
+    """A fitted biased matrix factorisation ``mu + b_u + b_i + p_u @ q_i``.
 
     Parameters
     ----------

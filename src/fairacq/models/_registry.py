@@ -94,7 +94,7 @@ _REGISTRY: dict[str, LearnerSpec] = {
     spec.name: spec
     for spec in (
         LearnerSpec(
-            "lr", "Logistic regression (L2, C=1, lbfgs): papers 000, 001, 003.", True, _lr
+            "lr", "Logistic regression (L2, C=1, lbfgs), as most cited papers use.", True, _lr
         ),
         LearnerSpec(
             "linear_svm", "Linear SVM with Platt-scaled probabilities (DataSift).", False, _svm

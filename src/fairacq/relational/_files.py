@@ -57,18 +57,21 @@ def write_inference(
 
 
 def write_a3sl(learner: FairA3SL, out: str | os.PathLike[str], payload: dict[str, Any]) -> None:
-    """Write a fitted :class:`FairA3SL`'s rules, summary and history into ``out``.
+    """Write a fitted :class:`FairA3SL`'s rules, summary, trace and episodes into ``out``.
 
     Files: ``rules.psl`` (and the agent's own ``agent_rules.psl`` after refinement),
-    ``summary.json`` and ``metrics.json`` (both ``payload``) and ``history.csv``.
+    ``summary.json`` and ``metrics.json`` (both ``payload``), the run's trace
+    (``trace.parquet`` + ``trace.json``: ``Trace.load(out)`` reads it) and ``history.csv``
+    (every clause list the agent built, with its reward).
     """
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
     write_rules(root / "rules.psl", learner.best_rules_)
-    if learner.refine_history_ is not None:
+    if learner.refine_evaluations is not None:
         write_rules(root / "agent_rules.psl", learner.agent_rules_)
+    learner.trace_.save(root / "trace")
     with atomic_write(root / "history.csv") as handle:
-        learner.history_.astype({"clauses": str}).to_csv(handle, index=False)
+        learner.agent_.history().astype({"clauses": str}).to_csv(handle, index=False)
     write_json(root / "metrics.json", payload)
     write_json(root / "summary.json", payload)
 

@@ -38,7 +38,7 @@ class LearnResult:
     Parameters
     ----------
     learner : FairA3SL
-        The fitted learner (``best_rules_``, ``history_``, ``trace_``...).
+        The fitted learner (``best_rules_``, ``trace_``...).
     predictions : pandas.DataFrame
         MAP values of the test target atoms under the learned rules (and the constraints).
     metrics : dict of str to float
@@ -58,12 +58,15 @@ class LearnResult:
     def summary(self) -> dict[str, Any]:
         """Return a JSON-ready dict: settings, rewards, weights, test metrics, warnings."""
         learner = self.learner
-        refined = learner.refine_history_
+        rows = learner.trace_.to_frame()
+        moves: list[str] = []
+        if "move" in rows:  # only a refined fit has local-search rows
+            moves = [str(m) for m in rows.loc[rows["phase"] == "refine", "move"]]
         return {
             **self.settings,
             "best_reward": learner.best_reward_,
             "agent_reward": learner.agent_reward_,
-            "refine_moves": [] if refined is None else refined["move"].tolist(),
+            "refine_moves": moves,
             "exploration": learner.exploration_,
             "weights": rule_weights(learner.best_rules_),
             "test_metrics": json_metrics(self.metrics),
@@ -79,7 +82,7 @@ def learn_rules(
     alpha_odds: float = 0.0,
     n_episodes: int = 200,
     preset: str = "authors",
-    refine_seconds: float | None = None,
+    refine_evaluations: int | None = None,
     random_state: RandomState = 0,
     options: Mapping[str, Any] | None = None,
     callbacks: Sequence[Callback] = (),
@@ -100,8 +103,9 @@ def learn_rules(
         Clause lists to build and score.
     preset : {"authors", "paper"}, default="authors"
         See :class:`FairA3SL`.
-    refine_seconds : float or None, default=None
-        Local search after the agent (fairacq's addition), see :class:`FairA3SL`.
+    refine_evaluations : int or None, default=None
+        Local search after the agent (fairacq's addition): the most clause lists it
+        scores, see :class:`FairA3SL`.
     random_state : int, numpy.random.Generator or None, default=0
         Seeds the agent and weight learning.
     options : mapping or None, default=None
@@ -133,7 +137,7 @@ def learn_rules(
         n_episodes=n_episodes,
         fairness=tuple(specs) if specs else None,
         alpha_odds=alpha_odds,
-        refine_seconds=refine_seconds,
+        refine_evaluations=refine_evaluations,
         random_state=random_state,
         **dict(options or {}),
     ).fit(train, callbacks=callbacks)
@@ -152,6 +156,6 @@ def learn_rules(
         "alpha_odds": alpha_odds,
         "episodes": n_episodes,
         "preset": preset,
-        "refine_seconds": refine_seconds,
+        "refine_evaluations": refine_evaluations,
     }
     return LearnResult(learner, predictions, metrics, settings, tuple(m for m, _ in found))

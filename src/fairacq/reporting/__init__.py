@@ -12,7 +12,7 @@ methods on the accuracy-fairness plane and :func:`html_page` / :func:`html_figur
 :func:`html_table` build self-contained HTML reports (figures inlined, a script that checks
 they load). Names load on first use, so importing the package is cheap. Figures need no GUI
 backend, so it works on machines without a screen; the line plot itself is the kernel's
-(``fairacq._plot``, which :meth:`fairacq.Trace.plot` uses too).
+(``fairacq._trace._plot``, which :meth:`fairacq.Trace.plot` uses too).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Plots of any metric against cumulative cost: one line per method, mean and spread.
 
-The drawing itself lives in the kernel (:mod:`fairacq._plot`), so that
+The drawing itself lives in the kernel (:mod:`fairacq._trace._plot`), so that
 :meth:`fairacq.Trace.plot` draws the same lines without importing this package.
 """
 
@@ -12,7 +12,7 @@ from pathlib import Path
 from matplotlib.figure import Figure
 
 from fairacq._io import atomic_path
-from fairacq._plot import aggregate_traces, band_label, new_figure, plot_traces
+from fairacq._trace._plot import aggregate_traces, band_label, new_figure, plot_traces
 
 __all__ = ["aggregate_traces", "band_label", "new_figure", "plot_traces", "save_figure"]
 

@@ -76,7 +76,8 @@ def write_summary(
         Heading -> a Markdown table (e.g. from :func:`format_markdown_table`), placed after
         the findings: compact views such as a paper's table with our numbers beside it.
     verdicts : sequence of verdicts
-        The run's acceptance checks (``fairacq.experiments.Verdict``): one line each in
+        The run's acceptance checks (any object with the fields of :class:`VerdictLike`,
+        such as the experiments harness's ``Verdict``): one line each in
         ``summary.md`` (:func:`format_verdict`), their fields under ``verdicts`` in
         ``summary.json``.
 

@@ -8,7 +8,7 @@ __all__ = ["VerdictLike", "format_verdict"]
 
 
 class VerdictLike(Protocol):
-    """What :func:`format_verdict` reads (``fairacq.experiments``' ``Verdict`` has it)."""
+    """What :func:`format_verdict` reads (an experiment's acceptance check has it)."""
 
     @property
     def name(self) -> str:

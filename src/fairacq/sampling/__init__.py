@@ -31,39 +31,17 @@ leaves open: ``docs/paper-notes/aopt.md``.
 
 from __future__ import annotations
 
-from fairacq.sampling._abernethy import AbernethyGreedySampler
-from fairacq.sampling._allocate import MIN_GROUP_ROWS, allocate_budget
-from fairacq.sampling._allocation import AllocationResult
-from fairacq.sampling._allocation_files import write_allocation
-from fairacq.sampling._aopt import AoptPlusSampler, AoptSampler
-from fairacq.sampling._base import GroupSampler, SamplerState
-from fairacq.sampling._baselines import (
-    EpsilonGreedySampler,
-    GreedySampler,
-    UncuratedSampler,
-    UniformSampler,
+from fairacq.sampling.allocation._allocate import MIN_GROUP_ROWS, allocate_budget
+from fairacq.sampling.allocation._allocation import AllocationResult
+from fairacq.sampling.allocation._allocation_files import write_allocation
+from fairacq.sampling.allocation._budget import resolve_budget
+from fairacq.sampling.allocation._recommend import (
+    RecommendedCounts,
+    largest_remainder,
+    recommend_counts,
 )
-from fairacq.sampling._budget import resolve_budget
-from fairacq.sampling._learning_curve import fit_power_law
-from fairacq.sampling._minimax_fair import (
-    MinimaxFairSampler,
-    exponentiated_update,
-    regulator_step_size,
-)
-from fairacq.sampling._oracles import CallbackOracle, DatasetOracle, GeneratorOracle, GroupOracle
-from fairacq.sampling._recommend import RecommendedCounts, largest_remainder, recommend_counts
-from fairacq.sampling._registry import (
-    available_samplers,
-    check_params_apply,
-    make_sampler,
-    samplers_taking,
-)
-from fairacq.sampling._slice_allocation import allocate_slices, slice_objective
-from fairacq.sampling._slice_tuner import SliceTunerSampler
-from fairacq.sampling._trend import mann_kendall_score
-from fairacq.sampling._trials import run_sampler_trials, trial_split
-from fairacq.sampling._ucb import practical_ucb, rademacher_deviation, theory_ucb, vc_deviation
-from fairacq.sampling._versus_baseline import (
+from fairacq.sampling.allocation._trials import run_sampler_trials, trial_split
+from fairacq.sampling.allocation._versus_baseline import (
     BaselineVerdict,
     compare_to_baseline,
     trials_are_paired,
@@ -72,6 +50,42 @@ from fairacq.sampling.learners._averaged_sgd import AveragedSGDLogistic
 from fairacq.sampling.learners._cnn import IncrementalCNN
 from fairacq.sampling.learners._learners import ExactLogistic, IncrementalMLP
 from fairacq.sampling.learners._refit import RefitLearner
+from fairacq.sampling.loop._base import GroupSampler, SamplerState
+from fairacq.sampling.loop._oracles import (
+    CallbackOracle,
+    DatasetOracle,
+    GeneratorOracle,
+    GroupOracle,
+)
+from fairacq.sampling.samplers._abernethy import AbernethyGreedySampler
+from fairacq.sampling.samplers._aopt import AoptPlusSampler, AoptSampler
+from fairacq.sampling.samplers._baselines import (
+    EpsilonGreedySampler,
+    GreedySampler,
+    UncuratedSampler,
+    UniformSampler,
+)
+from fairacq.sampling.samplers._learning_curve import fit_power_law
+from fairacq.sampling.samplers._minimax_fair import (
+    MinimaxFairSampler,
+    exponentiated_update,
+    regulator_step_size,
+)
+from fairacq.sampling.samplers._registry import (
+    available_samplers,
+    check_params_apply,
+    make_sampler,
+    samplers_taking,
+)
+from fairacq.sampling.samplers._slice_allocation import allocate_slices, slice_objective
+from fairacq.sampling.samplers._slice_tuner import SliceTunerSampler
+from fairacq.sampling.samplers._trend import mann_kendall_score
+from fairacq.sampling.samplers._ucb import (
+    practical_ucb,
+    rademacher_deviation,
+    theory_ucb,
+    vc_deviation,
+)
 
 __all__ = [
     "MIN_GROUP_ROWS",

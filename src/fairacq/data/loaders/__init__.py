@@ -18,13 +18,8 @@ Entry points: :func:`list_datasets`, :func:`dataset_info`, :func:`describe_datas
 
 from __future__ import annotations
 
-from fairacq.data.loaders._acs import ACS_TASKS, STATE_CODES, acs_relpath, load_acs
-from fairacq.data.loaders._adult import load_adult
-from fairacq.data.loaders._bank import load_bank_marketing
 from fairacq.data.loaders._build import build_dataset, check_option, resolve_sensitive
 from fairacq.data.loaders._catalogue import CATALOGUE, DatasetInfo
-from fairacq.data.loaders._compas import load_compas
-from fairacq.data.loaders._credit import load_give_me_some_credit
 from fairacq.data.loaders._describe import dataset_needs, describe_dataset, describe_datasets
 from fairacq.data.loaders._encode import one_hot_encode
 from fairacq.data.loaders._fetch import (
@@ -35,17 +30,11 @@ from fairacq.data.loaders._fetch import (
     fetch_dataset,
     plan_fetch,
 )
-from fairacq.data.loaders._german import load_german
 from fairacq.data.loaders._manual import (
     AUTHOR_FILES,
     MANUAL_DOWNLOADS,
     AuthorFiles,
     ManualDownload,
-)
-from fairacq.data.loaders._movielens import (
-    MovieLens100k,
-    load_movielens_100k,
-    load_movielens_ratings,
 )
 from fairacq.data.loaders._paths import (
     DatasetNotFoundError,
@@ -60,7 +49,18 @@ from fairacq.data.loaders._registry import (
     list_datasets,
     load_dataset,
 )
-from fairacq.data.loaders._taiwan import load_taiwan_credit
+from fairacq.data.loaders.datasets._acs import ACS_TASKS, STATE_CODES, acs_relpath, load_acs
+from fairacq.data.loaders.datasets._adult import load_adult
+from fairacq.data.loaders.datasets._bank import load_bank_marketing
+from fairacq.data.loaders.datasets._compas import load_compas
+from fairacq.data.loaders.datasets._credit import load_give_me_some_credit
+from fairacq.data.loaders.datasets._german import load_german
+from fairacq.data.loaders.datasets._movielens import (
+    MovieLens100k,
+    load_movielens_100k,
+    load_movielens_ratings,
+)
+from fairacq.data.loaders.datasets._taiwan import load_taiwan_credit
 
 __all__ = [
     "ACS_REMOTE_FILES",

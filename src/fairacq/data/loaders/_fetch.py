@@ -26,11 +26,11 @@ from typing import IO
 
 from fairacq._io import atomic_path
 from fairacq._validation import did_you_mean
-from fairacq.data.loaders._acs import ACS_TASKS, STATE_CODES, acs_relpath
 from fairacq.data.loaders._catalogue import CATALOGUE
 from fairacq.data.loaders._manual import AUTHOR_FILES, MANUAL_DOWNLOADS, ManualDownload
 from fairacq.data.loaders._paths import DatasetNotFoundError, bundled_file
 from fairacq.data.loaders._paths import data_dir as default_data_dir
+from fairacq.data.loaders.datasets._acs import ACS_TASKS, STATE_CODES, acs_relpath
 from fairacq.exceptions import CorruptFileError, InvalidParameterError
 
 __all__ = [

@@ -13,9 +13,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from fairacq.data.loaders._credit import RELPATH as CREDIT_RELPATH
 from fairacq.data.loaders._paths import data_dir as default_data_dir
-from fairacq.data.loaders._taiwan import RELPATH as TAIWAN_RELPATH
+from fairacq.data.loaders.datasets._credit import RELPATH as CREDIT_RELPATH
+from fairacq.data.loaders.datasets._taiwan import RELPATH as TAIWAN_RELPATH
 
 __all__ = ["AUTHOR_FILES", "MANUAL_DOWNLOADS", "AuthorFiles", "ManualDownload"]
 

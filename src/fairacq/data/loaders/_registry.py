@@ -10,17 +10,17 @@ from typing import Any
 
 from fairacq._validation import check_known_params, did_you_mean
 from fairacq.data._dataset import FairDataset
-from fairacq.data.loaders._acs import ACS_TASKS, load_acs
-from fairacq.data.loaders._adult import load_adult
-from fairacq.data.loaders._bank import load_bank_marketing
 from fairacq.data.loaders._catalogue import CATALOGUE, DatasetInfo
-from fairacq.data.loaders._compas import load_compas
-from fairacq.data.loaders._credit import load_give_me_some_credit
-from fairacq.data.loaders._german import load_german
-from fairacq.data.loaders._movielens import load_movielens_ratings
 from fairacq.data.loaders._paths import bundled_file
 from fairacq.data.loaders._paths import data_dir as default_data_dir
-from fairacq.data.loaders._taiwan import load_taiwan_credit
+from fairacq.data.loaders.datasets._acs import ACS_TASKS, load_acs
+from fairacq.data.loaders.datasets._adult import load_adult
+from fairacq.data.loaders.datasets._bank import load_bank_marketing
+from fairacq.data.loaders.datasets._compas import load_compas
+from fairacq.data.loaders.datasets._credit import load_give_me_some_credit
+from fairacq.data.loaders.datasets._german import load_german
+from fairacq.data.loaders.datasets._movielens import load_movielens_ratings
+from fairacq.data.loaders.datasets._taiwan import load_taiwan_credit
 
 __all__ = ["DatasetInfo", "dataset_info", "is_available_offline", "list_datasets", "load_dataset"]
 

@@ -13,12 +13,7 @@ from fairacq._validation import check_known_params, did_you_mean
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
 from fairacq.filtering._membership import GroupClasses
-from fairacq.filtering.proxies._proxies import (
-    NaiveRegressionProxy,
-    NaiveTreeProxy,
-    QPRegressionProxy,
-    QPTreeProxy,
-)
+from fairacq.filtering.proxies._proxies import LabelProxy
 from fairacq.filtering.proxies._tree import AlphaBetaProxy
 
 __all__ = ["PROXY_NAMES", "evaluation_groups", "fit_proxy", "make_proxy"]
@@ -26,11 +21,12 @@ __all__ = ["PROXY_NAMES", "evaluation_groups", "fit_proxy", "make_proxy"]
 #: Names accepted by :func:`make_proxy`.
 PROXY_NAMES = ("naive-regression", "qp-regression", "naive-tree", "qp-tree", "alpha-beta")
 
-_CLASSES: dict[str, type] = {
-    "naive-regression": NaiveRegressionProxy,
-    "qp-regression": QPRegressionProxy,
-    "naive-tree": NaiveTreeProxy,
-    "qp-tree": QPTreeProxy,
+#: The :class:`LabelProxy` of each name: (predictor, weights).
+_LABEL_PROXIES: dict[str, tuple[str, str]] = {
+    "naive-regression": ("regression", "naive"),
+    "qp-regression": ("regression", "qp"),
+    "naive-tree": ("tree", "naive"),
+    "qp-tree": ("tree", "qp"),
 }
 
 
@@ -72,8 +68,8 @@ def make_proxy(
 
     Examples
     --------
-    >>> type(make_proxy("qp-tree")).__name__
-    'QPTreeProxy'
+    >>> make_proxy("qp-tree")
+    LabelProxy(predictor='tree', weights='qp')
     """
     check_known_params("make_proxy", unknown, ("alpha", "gamma", "model", "random_state"))
     if name == "alpha-beta":
@@ -84,10 +80,12 @@ def make_proxy(
                 "Drop --model or pick e.g. --proxy qp-tree."
             )
         return AlphaBetaProxy(alpha=alpha, gamma=gamma)
-    if name not in _CLASSES:
+    if name not in _LABEL_PROXIES:
         raise did_you_mean("proxy", name, PROXY_NAMES, "fairacq filter fit --help")
-    seeded = {"random_state": random_state} if name.endswith("-tree") else {}
-    return _CLASSES[name](estimator=model, **seeded)
+    predictor, weights = _LABEL_PROXIES[name]
+    return LabelProxy(
+        predictor=predictor, weights=weights, estimator=model, random_state=random_state
+    )
 
 
 def fit_proxy(

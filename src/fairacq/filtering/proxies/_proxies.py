@@ -1,9 +1,11 @@
 """Naive and QP proxies of Deng et al. (§5): predict the group, then set admission rates.
 
-- Naive Regression / Naive Decision Tree: a multinomial logistic regression or a decision
-  tree predicts the group; the same number of candidates is admitted per predicted group
-  (``q`` uniform over the predicted values, or equal to ``target``).
-- QP Regression / QP Decision Tree: the same predictors, admission rates from Algorithm 1.
+One class, :class:`LabelProxy`, makes the paper's four proxies from two choices:
+- the predictor (``predictor=``): a multinomial logistic regression or a decision tree
+  predicts the group (or any classifier, ``estimator=``);
+- the weights (``weights=``): ``"naive"`` admits the same number of candidates per predicted
+  group (``q`` uniform over the predicted values, or equal to ``target``); ``"qp"`` takes
+  the admission rates from Algorithm 1.
 
 Every proxy is fitted on a small labelled sample and exposes the in-sample conditional
 distribution matrix ``A_``, proxy marginal, ``rho_``, disclosivity ``alpha_`` (Definition 5)
@@ -27,6 +29,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from fairacq._artefact import to_jsonable
 from fairacq._base import Strategy
 from fairacq._random import RandomState, as_generator, derive_int_seed
 from fairacq._trace import Trace, TraceRecorder
@@ -56,13 +59,7 @@ from fairacq.metrics import (
     imbalance_from_matrix,
 )
 
-__all__ = [
-    "FittedProxy",
-    "NaiveRegressionProxy",
-    "NaiveTreeProxy",
-    "QPRegressionProxy",
-    "QPTreeProxy",
-]
+__all__ = ["FittedProxy", "LabelProxy"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -443,18 +440,152 @@ def adopt_fitted(proxy: Any, fitted: FittedProxy, sample: _Sample, **trace_row: 
     )
 
 
-class _LabelProxy(Strategy):
-    """Shared fitting code: predict the group, build A, choose rho."""
+class LabelProxy(Strategy):
+    """A proxy that predicts each candidate's group, then sets admission rates (Deng et al.).
 
-    _method: ClassVar[str] = ""
-    _uses_qp: ClassVar[bool] = False
+    Two choices make the four proxies of the paper (§5): what predicts the group
+    (``predictor``: a multinomial logistic regression or a decision tree, or any classifier
+    through ``estimator``) and how admission rates follow from the predictions (``weights``:
+    ``"naive"`` admits the same number per predicted group, ``"qp"`` solves Algorithm 1).
+    :func:`make_proxy` builds them by name (``"qp-tree"`` is ``predictor="tree",
+    weights="qp"``).
+
+    Parameters
+    ----------
+    predictor : {"regression", "tree"}, default="regression"
+        The classifier predicting the group: a logistic regression (``C``, ``max_iter``,
+        ``standardize``) or a decision tree (``max_depth``, ``min_samples_leaf``,
+        ``random_state``). The other predictor's hyper-parameters are ignored.
+    weights : {"naive", "qp"}, default="naive"
+        Admission rates proportional to ``target_j / r_hat_j`` (the same number admitted per
+        predicted group), or from the quadratic program of Algorithm 1 (``relaxed``,
+        ``solver``).
+    C : float, default=1.0
+        Inverse L2 regularisation of the logistic regression (scikit-learn).
+    max_iter : int, default=1000
+        Iterations of the logistic regression solver.
+    standardize : bool, default=True
+        Fit the regression on standardised features (the scaling is folded into the saved
+        rule). False fits the raw features; with ``max_iter=100`` that is scikit-learn's
+        default fit, which on Adult stops unconverged and predicts the majority group for
+        nearly everyone, the paper's short regression curves (beta > 0.7).
+    max_depth : int or None, default=None
+        Depth limit of the tree; None grows it fully.
+    min_samples_leaf : int, default=1
+        Minimum rows per leaf of the tree.
+    estimator : str, estimator or None, default=None
+        A classifier predicting the group in place of the predictor's own: a name of
+        :func:`fairacq.models.make_learner` (``"lr"``, ``"decision_tree"``, ...),
+        ``"module:Class"``, or a scikit-learn classifier or Pipeline (copied, never fitted
+        in place); the predictor's hyper-parameters are then ignored. The proxy saves as
+        JSON when the classifier is linear or a decision tree (after affine scalers only);
+        any other works in memory only.
+    target : array-like of shape (K,) or None, default=None
+        Target group distribution (sorted group order); None is uniform. For intersecting
+        classes, the concatenated class shares (each class summing to 1); None is
+        ``U_intersect``.
+    relaxed : bool, default=False
+        ``weights="qp"`` only: drop ``sum(q) = 1`` in Algorithm 1 (§5 relaxation).
+    solver : {"auto", "clarabel", "osqp", "nnls", "active-set"}, default="auto"
+        ``weights="qp"`` only: the QP solver (see :func:`sampling_weights`).
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the tree's tie-breaking and the ``estimator``'s randomness.
+
+    Attributes
+    ----------
+    fitted_ : FittedProxy
+    A_, proxy_marginal_, rho_ : numpy.ndarray
+        In-sample conditional matrix, proxy marginal and admission probabilities.
+    alpha_, beta_ : float
+        In-sample disclosivity and expected imbalance.
+    trace_ : Trace
+        One row: labelled rows used (``cost``), ``alpha``, ``beta`` and ``n_values``; the
+        parameters the proxy uses in its metadata.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> s = rng.integers(0, 2, 400)
+    >>> X = np.c_[s + rng.normal(0, 0.8, 400), rng.normal(size=400)]
+    >>> proxy = LabelProxy(predictor="tree", weights="qp", max_depth=2, random_state=0)
+    >>> proxy.fit(X, s).fitted_.method, proxy.rho_.shape
+    ('qp-tree', (2,))
+    """
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "predictor": [Options(["regression", "tree"])],
+        "weights": [Options(["naive", "qp"])],
+        "C": [Interval(float, 0, None, closed="neither")],
+        "max_iter": [Interval(int, 1, None, closed="left")],
+        "standardize": ["boolean"],
+        "max_depth": [Interval(int, 1, None, closed="left"), None],
+        "min_samples_leaf": [Interval(int, 1, None, closed="left")],
+        "estimator": [str, HasMethods(["fit", "predict"]), None],
+        "target": [HasMethods(["__len__"]), None],
+        "relaxed": ["boolean"],
+        "solver": [Options(["active-set", "auto", "clarabel", "nnls", "osqp"])],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        *,
+        predictor: str = "regression",
+        weights: str = "naive",
+        C: float = 1.0,
+        max_iter: int = 1000,
+        standardize: bool = True,
+        max_depth: int | None = None,
+        min_samples_leaf: int = 1,
+        estimator: Any = None,
+        target: Any = None,
+        relaxed: bool = False,
+        solver: str = "auto",
+        random_state: RandomState = None,
+    ) -> None:
+        self.predictor = predictor
+        self.weights = weights
+        self.C = C
+        self.max_iter = max_iter
+        self.standardize = standardize
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.estimator = estimator
+        self.target = target
+        self.relaxed = relaxed
+        self.solver = solver
+        self.random_state = random_state
+
+    @property
+    def _method(self) -> str:
+        """The proxy's name, as :func:`make_proxy` takes it (``"qp-tree"``)."""
+        return f"{self.weights}-{self.predictor}"
+
+    def _used_params(self) -> dict[str, Any]:
+        """Return the hyper-parameters this combination uses (recorded with the fit)."""
+        params = self.get_params(deep=False)
+        others = [keys for name, keys in _PREDICTOR_PARAMS.items() if name != self.predictor]
+        unused = {k for keys in others for k in keys}
+        if self.estimator is not None:  # it replaces the predictor; the seed still applies
+            unused |= set(_PREDICTOR_PARAMS[self.predictor])
+            unused.discard("random_state")
+        if self.weights == "naive":
+            unused |= {"relaxed", "solver"}
+        return {k: v for k, v in params.items() if k not in unused}
 
     def _make_rule(
-        self, X: NDArray[np.float64], codes: NDArray[np.int64], n_groups: int
+        self, X: NDArray[np.float64], codes: NDArray[np.int64]
     ) -> LinearRule | TreeRule | EstimatorRule:
-        raise NotImplementedError
+        if self.estimator is not None:
+            return estimator_rule(self.estimator, X, codes, random_state=self.random_state)
+        if self.predictor == "tree":
+            return _tree_rule(
+                X, codes, self.max_depth, int(self.min_samples_leaf), self.random_state
+            )
+        return _linear_rule(X, codes, float(self.C), int(self.max_iter), bool(self.standardize))
 
-    def fit(self, X: Any, s: Any = None, *, groups: Any = None) -> _LabelProxy:
+    def fit(self, X: Any, s: Any = None, *, groups: Any = None) -> LabelProxy:
         """Fit the proxy on a labelled sample and compute its in-sample ``A`` and ``rho``.
 
         Parameters
@@ -486,14 +617,14 @@ class _LabelProxy(Strategy):
         sample = _encode(where, X, s, groups)
         tgt = _sample_target(getattr(self, "target", None), sample, where)
         codes, n_values = _cell_codes(sample)
-        rule = self._make_rule(sample.X, codes, n_values)
+        rule = self._make_rule(sample.X, codes)
         values = rule.predict(sample.X)
         if sample.classes is None:
             A, r_hat = _full_matrix(values, codes, n_values, n_values)
         else:
             A, r_hat = _full_matrix_classes(values, sample.codes, n_values, sample.sizes)
-        info: dict[str, Any] = {"params": _json_params(self.get_params(deep=False))}
-        if self._uses_qp:
+        info: dict[str, Any] = {"params": to_jsonable(self._used_params())}
+        if self.weights == "qp":
             rho = self._qp_rho(A, r_hat, tgt, sample, info)
         else:
             rho = _naive_rho(r_hat, tgt, sample)
@@ -525,8 +656,8 @@ class _LabelProxy(Strategy):
             A,
             r_hat,
             target=tgt,
-            relaxed=bool(getattr(self, "relaxed", False)),
-            solver=str(getattr(self, "solver", "auto")),
+            relaxed=bool(self.relaxed),
+            solver=str(self.solver),
             on_unreachable="warn",
             group_sizes=None if sample.classes is None else sample.sizes,
         )
@@ -575,22 +706,10 @@ def fit_trace(proxy: Strategy, method: str, *, n_rows: int, **row: Any) -> Trace
     """
     params = proxy.get_params(deep=False)
     recorder = TraceRecorder(
-        method=method, config=_json_params(params), random_state=params.get("random_state")
+        method=method, config=to_jsonable(params), random_state=params.get("random_state")
     )
     recorder.record(cost=float(n_rows), n_rows=n_rows, **row)
     return recorder.finish()
-
-
-def _json_params(params: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in params.items():
-        if value is None or isinstance(value, (bool, int, float, str)):
-            out[key] = value
-        elif isinstance(value, (list, tuple, np.ndarray)):
-            out[key] = np.asarray(value).tolist()
-        else:
-            out[key] = repr(value)
-    return out
 
 
 def _linear_rule(
@@ -645,296 +764,8 @@ def _tree_rule(
     )
 
 
-#: Hyper-parameters of the logistic regression behind both regression proxies.
-_REGRESSION_CONSTRAINTS: dict[str, list[Any]] = {
-    "C": [Interval(float, 0, None, closed="neither")],
-    "max_iter": [Interval(int, 1, None, closed="left")],
-    "standardize": ["boolean"],
-    "estimator": [str, HasMethods(["fit", "predict"]), None],
+#: Hyper-parameters of each predictor (the other's are ignored).
+_PREDICTOR_PARAMS: dict[str, tuple[str, ...]] = {
+    "regression": ("C", "max_iter", "standardize"),
+    "tree": ("max_depth", "min_samples_leaf", "random_state"),
 }
-
-
-class _RegressionRule:
-    """The multinomial logistic regression rule of both regression proxies."""
-
-    C: float
-    max_iter: int
-    standardize: bool
-    estimator: Any
-
-    def _make_rule(
-        self, X: NDArray[np.float64], codes: NDArray[np.int64], n_groups: int
-    ) -> LinearRule | TreeRule | EstimatorRule:
-        if self.estimator is not None:
-            return estimator_rule(self.estimator, X, codes)
-        return _linear_rule(X, codes, float(self.C), int(self.max_iter), bool(self.standardize))
-
-
-class NaiveRegressionProxy(_RegressionRule, _LabelProxy):
-    """Naive Regression proxy (Deng et al., §5 item 1).
-
-    A multinomial logistic regression predicts the group; the filter admits the same number
-    of candidates per predicted group (rho_j proportional to ``target_j / r_hat_j``).
-
-    Parameters
-    ----------
-    C : float, default=1.0
-        Inverse L2 regularisation of the logistic regression (scikit-learn).
-    max_iter : int, default=1000
-        Iterations of the logistic regression solver.
-    standardize : bool, default=True
-        Fit on standardised features (the scaling is folded into the saved rule). False
-        fits the raw features; with ``max_iter=100`` that is scikit-learn's default fit,
-        which on Adult stops unconverged (scikit-learn warns) and predicts the majority
-        group for nearly everyone, the paper's short regression curves (beta > 0.7).
-    estimator : str, estimator or None, default=None
-        A classifier predicting the group in place of the default one: a name of
-        :func:`fairacq.models.make_learner` (``"lr"``, ``"decision_tree"``, ...),
-        ``"module:Class"``, or a scikit-learn classifier or Pipeline (copied, never fitted
-        in place); the predictor's other hyper-parameters are then ignored. The proxy
-        saves as JSON when the classifier is linear or a decision tree (after affine
-        scalers only); any other works in memory only.
-    target : array-like of shape (K,) or None, default=None
-        Target group distribution (sorted group order); None is uniform. For intersecting
-        classes, the concatenated class shares (each class summing to 1); None is
-        ``U_intersect``.
-
-    Attributes
-    ----------
-    fitted_ : FittedProxy
-    A_, proxy_marginal_, rho_ : numpy.ndarray
-        In-sample conditional matrix, proxy marginal and admission probabilities.
-    alpha_, beta_ : float
-        In-sample disclosivity and expected imbalance.
-    trace_ : Trace
-        One row: labelled rows used (``cost``), ``alpha``, ``beta`` and ``n_values``; the
-        parameters in its metadata.
-    """
-
-    _method = "naive-regression"
-    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
-        **_REGRESSION_CONSTRAINTS,
-        "target": [HasMethods(["__len__"]), None],
-    }
-
-    def __init__(
-        self,
-        *,
-        C: float = 1.0,
-        max_iter: int = 1000,
-        standardize: bool = True,
-        estimator: Any = None,
-        target: Any = None,
-    ) -> None:
-        self.C = C
-        self.max_iter = max_iter
-        self.standardize = standardize
-        self.estimator = estimator
-        self.target = target
-
-
-class QPRegressionProxy(_RegressionRule, _LabelProxy):
-    """QP Regression proxy (Deng et al., §5 item 2): logistic regression + Algorithm 1.
-
-    Parameters
-    ----------
-    C : float, default=1.0
-        Inverse L2 regularisation of the logistic regression (scikit-learn).
-    max_iter : int, default=1000
-        Iterations of the logistic regression solver.
-    standardize : bool, default=True
-        Fit on standardised features (the scaling is folded into the saved rule). False
-        fits the raw features; with ``max_iter=100`` that is scikit-learn's default fit,
-        which on Adult stops unconverged (scikit-learn warns) and predicts the majority
-        group for nearly everyone, the paper's short regression curves (beta > 0.7).
-    estimator : str, estimator or None, default=None
-        A classifier predicting the group in place of the default one: a name of
-        :func:`fairacq.models.make_learner` (``"lr"``, ``"decision_tree"``, ...),
-        ``"module:Class"``, or a scikit-learn classifier or Pipeline (copied, never fitted
-        in place); the predictor's other hyper-parameters are then ignored. The proxy
-        saves as JSON when the classifier is linear or a decision tree (after affine
-        scalers only); any other works in memory only.
-    target : array-like of shape (K,) or None, default=None
-        Target group distribution; None is uniform. For intersecting classes, the
-        concatenated class shares (each class summing to 1); None is ``U_intersect``.
-    relaxed : bool, default=False
-        Drop ``sum(q) = 1`` in Algorithm 1 (§5 relaxation).
-    solver : {"auto", "clarabel", "osqp", "nnls", "active-set"}, default="auto"
-        QP solver (see :func:`sampling_weights`).
-
-    Attributes
-    ----------
-    fitted_ : FittedProxy
-    A_, proxy_marginal_, rho_ : numpy.ndarray
-    alpha_, beta_ : float
-    trace_ : Trace
-        One row: labelled rows used (``cost``), ``alpha``, ``beta`` and ``n_values``.
-    """
-
-    _method = "qp-regression"
-    _uses_qp = True
-    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
-        **_REGRESSION_CONSTRAINTS,
-        "target": [HasMethods(["__len__"]), None],
-        "relaxed": ["boolean"],
-        "solver": [Options(["active-set", "auto", "clarabel", "nnls", "osqp"])],
-    }
-
-    def __init__(
-        self,
-        *,
-        C: float = 1.0,
-        max_iter: int = 1000,
-        standardize: bool = True,
-        estimator: Any = None,
-        target: Any = None,
-        relaxed: bool = False,
-        solver: str = "auto",
-    ) -> None:
-        self.C = C
-        self.max_iter = max_iter
-        self.standardize = standardize
-        self.estimator = estimator
-        self.target = target
-        self.relaxed = relaxed
-        self.solver = solver
-
-
-class NaiveTreeProxy(_LabelProxy):
-    """Naive Decision Tree proxy (Deng et al., §5 item 1).
-
-    A decision tree predicts the group; the filter admits the same number of candidates per
-    predicted group.
-
-    Parameters
-    ----------
-    max_depth : int or None, default=None
-        Depth limit of the tree (scikit-learn); None grows it fully.
-    min_samples_leaf : int, default=1
-        Minimum rows per leaf.
-    estimator : str, estimator or None, default=None
-        A classifier predicting the group in place of the default one: a name of
-        :func:`fairacq.models.make_learner` (``"lr"``, ``"decision_tree"``, ...),
-        ``"module:Class"``, or a scikit-learn classifier or Pipeline (copied, never fitted
-        in place); the predictor's other hyper-parameters are then ignored. The proxy
-        saves as JSON when the classifier is linear or a decision tree (after affine
-        scalers only); any other works in memory only.
-    target : array-like of shape (K,) or None, default=None
-        Target group distribution; None is uniform. For intersecting classes, the
-        concatenated class shares (each class summing to 1); None is ``U_intersect``.
-    random_state : int, numpy.random.Generator or None, default=None
-        Seeds the tree's tie-breaking.
-
-    Attributes
-    ----------
-    fitted_ : FittedProxy
-    A_, proxy_marginal_, rho_ : numpy.ndarray
-    alpha_, beta_ : float
-    trace_ : Trace
-        One row: labelled rows used (``cost``), ``alpha``, ``beta`` and ``n_values``.
-    """
-
-    _method = "naive-tree"
-    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
-        "max_depth": [Interval(int, 1, None, closed="left"), None],
-        "min_samples_leaf": [Interval(int, 1, None, closed="left")],
-        "estimator": [str, HasMethods(["fit", "predict"]), None],
-        "target": [HasMethods(["__len__"]), None],
-        "random_state": ["random_state"],
-    }
-
-    def __init__(
-        self,
-        *,
-        max_depth: int | None = None,
-        min_samples_leaf: int = 1,
-        estimator: Any = None,
-        target: Any = None,
-        random_state: RandomState = None,
-    ) -> None:
-        self.max_depth = max_depth
-        self.min_samples_leaf = min_samples_leaf
-        self.estimator = estimator
-        self.target = target
-        self.random_state = random_state
-
-    def _make_rule(
-        self, X: NDArray[np.float64], codes: NDArray[np.int64], n_groups: int
-    ) -> LinearRule | TreeRule | EstimatorRule:
-        if self.estimator is not None:
-            return estimator_rule(self.estimator, X, codes, random_state=self.random_state)
-        return _tree_rule(X, codes, self.max_depth, int(self.min_samples_leaf), self.random_state)
-
-
-class QPTreeProxy(_LabelProxy):
-    """QP Decision Tree proxy (Deng et al., §5 item 2): decision tree + Algorithm 1.
-
-    Parameters
-    ----------
-    max_depth : int or None, default=None
-        Depth limit of the tree; None grows it fully.
-    min_samples_leaf : int, default=1
-        Minimum rows per leaf.
-    estimator : str, estimator or None, default=None
-        A classifier predicting the group in place of the default one: a name of
-        :func:`fairacq.models.make_learner` (``"lr"``, ``"decision_tree"``, ...),
-        ``"module:Class"``, or a scikit-learn classifier or Pipeline (copied, never fitted
-        in place); the predictor's other hyper-parameters are then ignored. The proxy
-        saves as JSON when the classifier is linear or a decision tree (after affine
-        scalers only); any other works in memory only.
-    target : array-like of shape (K,) or None, default=None
-        Target group distribution; None is uniform. For intersecting classes, the
-        concatenated class shares (each class summing to 1); None is ``U_intersect``.
-    relaxed : bool, default=False
-        Drop ``sum(q) = 1`` in Algorithm 1.
-    solver : {"auto", "clarabel", "osqp", "nnls", "active-set"}, default="auto"
-        QP solver (see :func:`sampling_weights`).
-    random_state : int, numpy.random.Generator or None, default=None
-        Seeds the tree's tie-breaking.
-
-    Attributes
-    ----------
-    fitted_ : FittedProxy
-    A_, proxy_marginal_, rho_ : numpy.ndarray
-    alpha_, beta_ : float
-    trace_ : Trace
-        One row: labelled rows used (``cost``), ``alpha``, ``beta`` and ``n_values``.
-    """
-
-    _method = "qp-tree"
-    _uses_qp = True
-    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
-        "max_depth": [Interval(int, 1, None, closed="left"), None],
-        "min_samples_leaf": [Interval(int, 1, None, closed="left")],
-        "estimator": [str, HasMethods(["fit", "predict"]), None],
-        "target": [HasMethods(["__len__"]), None],
-        "relaxed": ["boolean"],
-        "solver": [Options(["active-set", "auto", "clarabel", "nnls", "osqp"])],
-        "random_state": ["random_state"],
-    }
-
-    def __init__(
-        self,
-        *,
-        max_depth: int | None = None,
-        min_samples_leaf: int = 1,
-        estimator: Any = None,
-        target: Any = None,
-        relaxed: bool = False,
-        solver: str = "auto",
-        random_state: RandomState = None,
-    ) -> None:
-        self.max_depth = max_depth
-        self.min_samples_leaf = min_samples_leaf
-        self.estimator = estimator
-        self.target = target
-        self.relaxed = relaxed
-        self.solver = solver
-        self.random_state = random_state
-
-    def _make_rule(
-        self, X: NDArray[np.float64], codes: NDArray[np.int64], n_groups: int
-    ) -> LinearRule | TreeRule | EstimatorRule:
-        if self.estimator is not None:
-            return estimator_rule(self.estimator, X, codes, random_state=self.random_state)
-        return _tree_rule(X, codes, self.max_depth, int(self.min_samples_leaf), self.random_state)

@@ -38,7 +38,7 @@ def proxy_to_dict(proxy: Any) -> dict[str, Any]:
     Parameters
     ----------
     proxy : FittedProxy, TableProxy or fitted proxy strategy
-        E.g. a fitted :class:`QPTreeProxy` (its ``fitted_`` is used).
+        E.g. a fitted :class:`LabelProxy` (its ``fitted_`` is used).
 
     Returns
     -------

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from fairacq._artefact import to_jsonable
 from fairacq._base import Strategy
 from fairacq._random import RandomState
 from fairacq._validation import HasMethods, Interval, Options
@@ -27,7 +28,6 @@ from fairacq.filtering.proxies._proxies import (
     FittedProxy,
     _encode,
     _feature_matrix,
-    _json_params,
     _sample_target,
     adopt_fitted,
 )
@@ -189,7 +189,7 @@ class AlphaBetaProxy(Strategy):
             proxy_marginal=r_hat,
             rho=weights.rho,
             target=tgt,
-            info={"params": _json_params(self.get_params(deep=False)), "stop_reason": stop},
+            info={"params": to_jsonable(self.get_params(deep=False)), "stop_reason": stop},
             classes=sample.classes,
         )
         self.hull_distance_ = dist

@@ -350,23 +350,20 @@ class A2CAgent:
         self,
         n_episodes: int,
         *,
-        checkpoint: str | Path | None = None,
-        checkpoint_every: int = 0,
         callback: Callable[[A2CAgent], bool | None] | None = None,
     ) -> A2CAgent:
         """Train until ``n_episodes`` episodes in total have finished.
 
-        Updates are whole segments, so the last one may finish a few extra episodes; a run
-        resumed from a checkpoint continues with the same segments as an uninterrupted one.
+        Updates are whole segments, so the last one may finish a few extra episodes; an
+        agent saved (:meth:`save`) and loaded (:meth:`load`) on the way continues with the
+        same segments as an uninterrupted one. :class:`FairA3SL` trains with
+        :meth:`train_step` on fairacq's shared loop instead, whose
+        :class:`~fairacq.CheckpointCallback` folders hold these files.
 
         Parameters
         ----------
         n_episodes : int
             Total episodes (counting those of earlier calls and of a loaded checkpoint).
-        checkpoint : path-like, optional
-            Directory to save to every ``checkpoint_every`` updates and at the end.
-        checkpoint_every : int, default=0
-            Updates between checkpoints (0: only at the end).
         callback : callable, optional
             Called after each update with the agent; returning ``False`` stops training.
 
@@ -378,16 +375,8 @@ class A2CAgent:
         torch.set_num_threads(1)
         while self.n_episodes < n_episodes:
             self._segment()
-            if (
-                checkpoint is not None
-                and checkpoint_every
-                and (self.n_updates % checkpoint_every == 0)
-            ):
-                self.save(checkpoint)
             if callback is not None and callback(self) is False:
                 break
-        if checkpoint is not None:
-            self.save(checkpoint)
         return self
 
     # ------------------------------------------------------------------ results

@@ -22,7 +22,6 @@ Variants (§5.1): ``"sensitive"`` (Sensitive-A3SL: no constraints, no priors), `
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -31,13 +30,7 @@ import numpy as np
 import pandas as pd
 
 from fairacq._base import Strategy
-from fairacq._callbacks import Callback, CheckpointCallback
-from fairacq._checkpoint import (
-    check_checkpoint_folder,
-    is_checkpoint_folder,
-    resolve_checkpoint,
-    write_checkpoint,
-)
+from fairacq._callbacks import Callback
 from fairacq._deps import require
 from fairacq._loop import RunLoop, run_loop
 from fairacq._random import RandomState, child_seeds
@@ -138,28 +131,17 @@ class FairA3SL(Strategy):
         this names another).
     scorer : callable or None, default=None
         Replaces the reward (``clauses -> float``); for experiments with other utilities.
-    checkpoint : str or None, default=None
-        Checkpoint folder written every ``checkpoint_every`` updates and at the end (the
-        trace, ``agent.pt`` and ``agent.json``); resume with ``fit(data,
-        continue_from=checkpoint)``. A shorthand kept for compatibility:
-        ``fit(..., callbacks=[CheckpointCallback(path, every=k)])`` is the way, shared with
-        every fairacq strategy (the folders are the same).
-    checkpoint_every : int, default=0
-        Updates between checkpoints (0: only at the end).
     failure_reward : float or None, default=None
         Reward of a clause list that cannot be grounded or solved. ``None``: below every
         attainable reward of the utility (0 for AUC, -1 for minus the MSE, -100 for the
         log-likelihood, which is never positive).
-    max_seconds : float or None, default=None
-        Stop training after the update during which this wall time (seconds) was passed,
-        even if fewer than ``n_episodes`` episodes were built (experiments with a time
-        budget), but not before one episode has finished, so there is always a best list.
-        ``None``: no limit.
-    refine_seconds : float or None, default=None
+    refine_evaluations : int or None, default=None
         fairacq's addition, not in the paper: after the agent, polish its best list by
-        first-improvement hill climbing with the same reward for at most this many seconds
-        (:func:`~fairacq.relational.refine_clause_list`: remove a clause, add or swap in a
-        clause of at most ``refine_literals`` literals). ``None``: the paper's algorithm.
+        first-improvement hill climbing with the same reward, scoring at most this many
+        clause lists (:func:`~fairacq.relational.refine_clause_list`: remove a clause, add
+        or swap in a clause of at most ``refine_literals`` literals); it stops earlier at a
+        local optimum. A count, not a time, so one seed gives the same rules on any machine.
+        ``None``: the paper's algorithm.
     refine_literals : int, default=2
         Literal limit (head included) of the clauses the local search may add.
     random_state : int, numpy.random.Generator or None, default=None
@@ -178,16 +160,15 @@ class FairA3SL(Strategy):
     agent_clauses_ : tuple of Clause
         The agent's own best list (``C_list`` of Algorithm 1), before any refinement.
     agent_reward_ : float
-    refine_history_ : pandas.DataFrame or None
-        Accepted local-search moves (``step, move, reward, n_clauses, evaluations,
-        seconds``); ``None`` without ``refine_seconds``.
-    history_ : pandas.DataFrame
-        One row per episode: ``episode, env, update, reward, n_clauses, clauses, seconds``.
     trace_ : Trace
-        One row per actor-critic update: ``update``, ``episodes`` (also the ``cost``),
-        ``new_episodes``, their ``mean_reward``, the ``best_reward`` so far, the losses and
-        ``exploration`` (the policy's entropy over its maximum on the update's sampled
-        steps: 1 is a uniform choice).
+        One row per actor-critic update (``phase`` ``"agent"``): ``update``, ``episodes``
+        (also the ``cost``), ``new_episodes``, their ``mean_reward``, the ``best_reward`` so
+        far, the losses and ``exploration`` (the policy's entropy over its maximum on the
+        update's sampled steps: 1 is a uniform choice); then, with ``refine_evaluations``,
+        one row per accepted local-search move (``phase`` ``"refine"``: ``move``,
+        ``best_reward`` after it, ``n_clauses``, ``evaluations``; ``cost`` adds the
+        evaluations to the episodes). Every clause list the agent built, with its reward,
+        is in ``agent_.history()``.
     exploration_ : float
         How much the trained policy still explores: its mean normalised entropy along its
         own most probable clause list (``A2CAgent.exploration``; 1 is a uniform choice).
@@ -239,11 +220,8 @@ class FairA3SL(Strategy):
         "weight_learning": [Mapping, None],
         "map_options": [Mapping, None],
         "scorer": ["callable", None],
-        "checkpoint": [str, Path, None],
-        "checkpoint_every": [Interval(int, 0, None, closed="left")],
         "failure_reward": [float, int, None],
-        "max_seconds": [Interval(float, 0, None, closed="neither"), None],
-        "refine_seconds": [Interval(float, 0, None, closed="neither"), None],
+        "refine_evaluations": [Interval(int, 1, None, closed="left"), None],
         "refine_literals": [Interval(int, 1, None, closed="left")],
         "random_state": ["random_state"],
     }
@@ -271,11 +249,8 @@ class FairA3SL(Strategy):
         weight_learning: Mapping[str, Any] | None = None,
         map_options: Mapping[str, Any] | None = None,
         scorer: ClauseScorer | None = None,
-        checkpoint: str | Path | None = None,
-        checkpoint_every: int = 0,
         failure_reward: float | None = None,
-        max_seconds: float | None = None,
-        refine_seconds: float | None = None,
+        refine_evaluations: int | None = None,
         refine_literals: int = 2,
         random_state: RandomState = None,
     ) -> None:
@@ -299,11 +274,8 @@ class FairA3SL(Strategy):
         self.weight_learning = weight_learning
         self.map_options = map_options
         self.scorer = scorer
-        self.checkpoint = checkpoint
-        self.checkpoint_every = checkpoint_every
         self.failure_reward = failure_reward
-        self.max_seconds = max_seconds
-        self.refine_seconds = refine_seconds
+        self.refine_evaluations = refine_evaluations
         self.refine_literals = refine_literals
         self.random_state = random_state
 
@@ -389,9 +361,7 @@ class FairA3SL(Strategy):
         continue_from : Trace, path-like, optional
             The checkpoint folder of an earlier run with the same data and parameters (or
             ``Trace.load(folder)``); training continues until ``n_episodes`` episodes in
-            total. A folder holding only ``agent.pt`` + ``agent.json`` (what ``checkpoint=``
-            wrote before checkpoints held a trace) still resumes the agent; the trace then
-            starts at the loaded agent.
+            total.
         callbacks : sequence of callables, default=()
             Called after each update with the :class:`~fairacq.TraceRecorder`, e.g.
             :class:`~fairacq.CheckpointCallback`; one returning ``False`` stops training.
@@ -402,33 +372,16 @@ class FairA3SL(Strategy):
             ``self``.
         """
         self._validate_params()
-        steps = list(callbacks)
-        checkpoint = None if self.checkpoint is None else Path(self.checkpoint)
-        if checkpoint is not None:
-            check_checkpoint_folder(resolve_checkpoint(checkpoint))
-            if self.checkpoint_every:
-                steps.append(CheckpointCallback(checkpoint, every=self.checkpoint_every))
-        agent_dir = None
-        if (
-            continue_from is not None
-            and not isinstance(continue_from, Trace)
-            and not is_checkpoint_folder(resolve_checkpoint(continue_from))
-            and (Path(continue_from) / "agent.json").exists()
-        ):
-            agent_dir, continue_from = Path(continue_from), None
-        loop = _A3SLLoop(self, data, agent_dir)
+        loop = _A3SLLoop(self, data)
         result = run_loop(
             loop,
             method="fair-a3sl",
             config=_json_config(self.get_params(deep=False)),
             random_state=self.random_state,
             continue_from=continue_from,
-            callbacks=steps,
+            callbacks=callbacks,
         )
-        if checkpoint is not None:
-            write_checkpoint(checkpoint, result.trace, loop.write_state)
         agent, scorer, space = loop.agent, loop.scorer, loop.space
-        self.trace_: Trace = result.trace
         self.space_ = space
         self.scorer_ = scorer
         self.agent_: A2CAgent = agent
@@ -436,27 +389,30 @@ class FairA3SL(Strategy):
         self.agent_reward_ = float(agent.best_reward)
         self.best_clauses_: tuple[Clause, ...] = agent.best_clauses
         self.best_reward_ = self.agent_reward_
-        self.refine_history_: pd.DataFrame | None = None
-        if self.refine_seconds is not None and agent.best_clauses:
-            refined = refine_clause_list(
-                agent.best_clauses,
-                space,
-                scorer,
-                candidates=enumerate_clauses(space, self.refine_literals),
-                max_seconds=float(self.refine_seconds),
-                random_state=loop.refine_seed,
-            )
-            self.best_clauses_, self.best_reward_ = refined.clauses, refined.reward
-            self.refine_history_ = refined.history
+        self.trace_: Trace = result.trace
+        if self.refine_evaluations is not None and agent.best_clauses:
+            self._refine(loop.refine_seed)
         self.agent_rules_ = self._rules(scorer, space, self.agent_clauses_)
         self.best_rules_ = (
             self.agent_rules_
             if self.best_clauses_ == self.agent_clauses_
             else self._rules(scorer, space, self.best_clauses_)
         )
-        self.history_ = agent.history()
         self._record_warnings()
         return self
+
+    def _refine(self, seed: Any) -> None:
+        """Polish the agent's best list by local search; append its moves to ``trace_``."""
+        refined = refine_clause_list(
+            self.agent_clauses_,
+            self.space_,
+            self.scorer_,
+            candidates=enumerate_clauses(self.space_, self.refine_literals),
+            max_evaluations=self.refine_evaluations,
+            random_state=seed,
+        )
+        self.best_clauses_, self.best_reward_ = refined.clauses, refined.reward
+        self.trace_ = _with_refine_rows(self.trace_, refined.history)
 
     def _record_warnings(self) -> None:
         """Set ``exploration_`` (of the trained policy) and ``warnings_``."""
@@ -535,16 +491,15 @@ class FairA3SL(Strategy):
 class _A3SLLoop(RunLoop):
     """The agent's training in :meth:`FairA3SL.fit` as a :class:`~fairacq._loop.RunLoop`.
 
-    One step is one actor-critic update. The streams are the root seed's children 0-2 (the
-    agent, weight learning in the reward, the refinement), the same as
-    ``spawn_seeds(random_state, 3)``. The agent's networks and progress travel in the
+    One step is one actor-critic update (``phase`` ``"agent"``). The streams are the root
+    seed's children 0-2 (the agent, weight learning in the reward, the refinement), the same
+    as ``spawn_seeds(random_state, 3)``. The agent's networks and progress travel in the
     checkpoint folder (``agent.pt`` + ``agent.json``).
     """
 
-    def __init__(self, learner: FairA3SL, data: RelationalData, agent_dir: Path | None) -> None:
+    def __init__(self, learner: FairA3SL, data: RelationalData) -> None:
         self.learner = learner
         self.data = data
-        self.agent_dir = agent_dir
 
     def start(self, root: np.random.SeedSequence) -> None:
         from fairacq.relational.a3sl._a2c import A2CAgent
@@ -553,28 +508,18 @@ class _A3SLLoop(RunLoop):
         agent_seed, scorer_seed, self.refine_seed = child_seeds(root, 3)
         self.space = learner._space(self.data)
         self.scorer = learner._scorer(self.data, self.space, scorer_seed)
-        if self.agent_dir is not None:
-            self.agent = A2CAgent.load(self.agent_dir, self.space, self.scorer)
-        else:
-            self.agent = A2CAgent(
-                self.space, self.scorer, learner._agent_config(), random_state=agent_seed
-            )
+        self.agent = A2CAgent(
+            self.space, self.scorer, learner._agent_config(), random_state=agent_seed
+        )
         torch = require("torch", purpose="Fair-A3SL's agent")
         torch.set_num_threads(1)
-        seconds = learner.max_seconds
-        self.deadline = None if seconds is None else time.perf_counter() + seconds
         return None
 
     def read_state(self, folder: Path) -> None:
         self.agent.load_state(folder)
 
     def stop_reason(self) -> str | None:
-        agent = self.agent
-        if agent.n_episodes >= self.learner.n_episodes:
-            return "n_episodes"
-        if self.deadline is not None and agent.n_episodes and time.perf_counter() >= self.deadline:
-            return "max_seconds"
-        return None
+        return "n_episodes" if self.agent.n_episodes >= self.learner.n_episodes else None
 
     def step(self, index: int) -> dict[str, Any]:
         stats = self.agent.train_step()
@@ -582,6 +527,7 @@ class _A3SLLoop(RunLoop):
         agent = self.agent
         return {
             "cost": float(agent.n_episodes),
+            "phase": "agent",
             "update": agent.n_updates,
             "episodes": agent.n_episodes,
             "new_episodes": len(rewards),
@@ -604,3 +550,30 @@ def _json_config(params: Mapping[str, Any]) -> dict[str, Any]:
             value = f"{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', '')}"
         out[key] = value
     return out
+
+
+def _with_refine_rows(trace: Trace, moves: pd.DataFrame) -> Trace:
+    """Return ``trace`` followed by one ``phase="refine"`` row per accepted local-search move.
+
+    ``moves`` is :attr:`RefineResult.history`; a row's ``cost`` is the agent's episodes plus
+    the lists the search had scored by then (its ``evaluations``), and its ``best_reward``
+    the reward after the move. The search's wall time is left out: the trace of one seed is
+    the same on any machine.
+    """
+    agent_rows = trace.to_frame()
+    if moves.empty:
+        return trace
+    episodes = float(agent_rows["cost"].iloc[-1]) if len(agent_rows) else 0.0
+    first = int(agent_rows["step"].iloc[-1]) + 1 if len(agent_rows) else 0
+    rows = pd.DataFrame(
+        {
+            "step": np.arange(first, first + len(moves)),
+            "cost": episodes + moves["evaluations"].to_numpy(dtype=np.float64),
+            "phase": "refine",
+            "move": moves["move"].astype(str).to_numpy(),
+            "best_reward": moves["reward"].to_numpy(dtype=np.float64),
+            "n_clauses": moves["n_clauses"].to_numpy(dtype=np.int64),
+            "evaluations": moves["evaluations"].to_numpy(dtype=np.int64),
+        }
+    )
+    return Trace(pd.concat([agent_rows, rows], ignore_index=True), trace.meta)

@@ -124,7 +124,6 @@ def refine_clause_list(
     scorer: ClauseScorer,
     *,
     candidates: Sequence[Clause] | None = None,
-    max_seconds: float | None = None,
     max_evaluations: int | None = None,
     tol: float = 1e-6,
     random_state: object = None,
@@ -141,8 +140,10 @@ def refine_clause_list(
         ``clauses -> float``, larger is better (the agent's reward, cached by the caller).
     candidates : sequence of Clause, optional
         Clauses a move may add; default :func:`enumerate_clauses` with 2 literals.
-    max_seconds, max_evaluations : float or int, optional
-        Budget; ``None``: search until a local optimum.
+    max_evaluations : int or None, optional
+        Budget: the most clause lists scored (the start list included); ``None``: search
+        until a local optimum. A count, not a time, so one seed takes the same moves on
+        any machine.
     tol : float, default=1e-6
         A move is taken when it raises the reward by more than ``tol``.
     random_state : int, Generator or None
@@ -170,8 +171,7 @@ def refine_clause_list(
     rows: list[dict[str, Any]] = []
 
     def out_of_budget() -> bool:
-        late = max_seconds is not None and time.perf_counter() - t0 >= max_seconds
-        return late or (max_evaluations is not None and evaluations >= max_evaluations)
+        return max_evaluations is not None and evaluations >= max_evaluations
 
     while not out_of_budget():
         moves = list(_moves(current, pool, space.max_clauses))

@@ -6,7 +6,7 @@ through JPype. :func:`run_psl` hands PSL rule text and the observation / target 
 inferred atoms, PSL's own MAP objective and its timings, so our grounding and ADMM can be
 cross-checked against it and benchmarked beside it.
 
-Three PSL behaviours matter for a fair comparison (REPRODUCTION-NOTES, "004"):
+Three PSL behaviours matter for a fair comparison (Zhang & Ramesh; docs/paper-notes/relational.md):
 
 - PSL divides every weight by the largest one unless ``inference.normalize`` is false; the
   objective returned here is always on the scale of the rule weights as written.

@@ -48,7 +48,7 @@ def _as_vector(values: ArrayLike, length: int, what: str, dtype: type = np.float
 
 @dataclass(frozen=True, eq=False)
 class HingePotentials:
-    """Weighted hinge potentials ``w_j * max(a_j . y + b_j, 0) ** p_j``.
+    """Weighted hinge potentials ``w_j * max(a_j @ y + b_j, 0) ** p_j``.
 
     Parameters
     ----------
@@ -115,7 +115,7 @@ class HingePotentials:
 
 @dataclass(frozen=True, eq=False)
 class LinearConstraints:
-    """Hard linear constraints ``c_k . y + d_k == 0`` (equality) or ``<= 0``.
+    """Hard linear constraints ``c_k @ y + d_k == 0`` (equality) or ``<= 0``.
 
     Parameters
     ----------

@@ -1,0 +1,117 @@
+"""The cheap logistic-regression refit and scoring give the ordinary fit's model, bit for bit."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+import fairacq.acquisition._exact_refit as exact_refit
+from fairacq.acquisition import DataSiftInfAcquirer, PartitionDroppedWarning
+from fairacq.acquisition._column_codes import ColumnCodes
+from fairacq.acquisition._exact_refit import ExactRefit, lr_scores, refit, same_fitted_model
+from fairacq.data import load_toy, split_datasift
+from fairacq.models import make_learner, predict_scores
+
+
+def _data(seed: int, n: int, *, fortran: bool) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 6)) * rng.uniform(0.1, 30, size=6) + rng.uniform(-5, 5, size=6)
+    y = (X @ rng.standard_normal(6) + rng.standard_normal(n) > 0).astype(np.int64)
+    return (np.asfortranarray(X) if fortran else X), y
+
+
+@pytest.mark.parametrize(
+    ("seed", "n", "fortran"), [(0, 40, False), (1, 700, True), (2, 2500, True)]
+)
+def test_refit_and_scores_match_the_ordinary_fit(seed, n, fortran):
+    X, y = _data(seed, n, fortran=fortran)
+    fast = refit("lr", seed, X, y)
+    slow = make_learner("lr", random_state=seed).fit(X, y)
+    assert same_fitted_model(fast, slow)
+    assert np.array_equal(lr_scores(fast, X), predict_scores(slow, X))
+    assert lr_scores(make_learner("decision_tree").fit(X, y), X) is None  # not a scaled LR
+
+
+def test_same_fitted_model_sees_one_changed_bit():
+    X, y = _data(3, 300, fortran=False)
+    a = make_learner("lr", random_state=0).fit(X, y)
+    b = make_learner("lr", random_state=0).fit(X, y)
+    assert same_fitted_model(a, b)
+    b[-1].coef_ = np.nextafter(b[-1].coef_, np.inf)
+    assert not same_fitted_model(a, b)
+
+
+def test_exact_refit_falls_back_when_the_shortcut_differs(monkeypatch):
+    X, y = _data(4, 400, fortran=True)
+    solve = exact_refit._lbfgs
+
+    def off_by_a_bit(*args):
+        w, n_iter = solve(*args)
+        return np.nextafter(w, np.inf), n_iter
+
+    monkeypatch.setattr(exact_refit, "_lbfgs", off_by_a_bit)
+    fits = ExactRefit("lr")
+    fits.fit(0, X, y)
+    assert fits.fast_fit is False  # the first fit's check caught the difference
+    model = fits.fit(1, X, y)
+    assert same_fitted_model(model, make_learner("lr", random_state=1).fit(X, y))
+
+
+def test_exact_refit_other_learners_and_one_class_use_the_ordinary_fit():
+    X, y = _data(5, 200, fortran=False)
+    assert ExactRefit("decision_tree").fast_fit is False
+    fits = ExactRefit("lr")
+    fits.fit(0, X, y)
+    assert fits.fast_fit is True
+    with pytest.raises(ValueError, match="class"):  # scikit-learn's own refusal, unchanged
+        fits.fit(0, X, np.zeros_like(y))
+
+
+def test_datasift_inf_run_is_unchanged_by_the_shortcuts(monkeypatch):
+    split = split_datasift(load_toy(800, random_state=2), random_state=0)
+    fast_fits = []
+    shortcut = exact_refit._fit_lr_pipeline
+    monkeypatch.setattr(
+        exact_refit, "_fit_lr_pipeline", lambda *a: fast_fits.append(1) or shortcut(*a)
+    )
+
+    def run() -> tuple[np.ndarray, object]:
+        acq = DataSiftInfAcquirer(
+            budget=60, batch_size=10, n_partitions=2, tau=0.0, max_evaluations=12, random_state=3
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PartitionDroppedWarning)
+            trace = acq.run(split.train, split.pool, validation=split.validation, test=split.test)
+        return acq.acquired_, trace
+
+    fast_rows, fast_trace = run()
+    assert len(fast_fits) > 5  # the run took the shortcut
+    monkeypatch.setattr(exact_refit, "lr_scores", lambda model, X: None)
+    monkeypatch.setattr(exact_refit, "_lr_params", lambda model: None)
+    slow_rows, slow_trace = run()
+    assert np.array_equal(fast_rows, slow_rows)
+    assert fast_trace == slow_trace
+
+
+@pytest.mark.parametrize(
+    ("kind", "values"),
+    [
+        (pa.string(), ["b", "a", "c", "a"]),
+        (pa.large_string(), ["b", "a", "c", "a"]),
+        (pa.large_string(), ["x", None, "y", "x"]),
+        (pa.int64(), [3, 1, None, 3]),
+        (pa.dictionary(pa.int32(), pa.string()), ["u", "v", "u", "w"]),
+    ],
+)
+def test_column_codes_take_pandas_matches_arrow(kind, values):
+    codes = ColumnCodes(kind)
+    codes.add(pa.array(values).cast(kind))
+    codes.add(pa.array(values).cast(kind))
+    codes.finish()
+    for pos in (np.array([3, 0, 1, 7, 5]), np.array([2, 2]), np.array([], dtype=np.int64)):
+        expected = pa.table({"v": codes.take(pos)}).to_pandas()["v"]
+        pd.testing.assert_series_equal(codes.take_pandas(pos), expected, check_exact=True)
