@@ -217,7 +217,7 @@ def test_read_json_names_every_problem_in_one_line(tmp_path):
 
 def test_warnings_name_the_callers_line_not_the_library():
     from fairacq.acquisition import DataSiftAcquirer
-    from fairacq.acquisition._partition import PartitionDroppedWarning
+    from fairacq.acquisition.methods._partition import PartitionDroppedWarning
     from fairacq.data import load_toy
 
     ds = load_toy(600, random_state=0)

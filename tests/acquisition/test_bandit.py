@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fairacq.acquisition._bandit import (
+from fairacq.acquisition.bandits._bandit import (
     BanditPolicy,
     EpsilonGreedyPolicy,
     ThompsonPolicy,

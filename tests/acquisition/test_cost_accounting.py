@@ -22,7 +22,7 @@ from fairacq.acquisition import (
     RandomAcquirer,
     make_acquirer,
 )
-from fairacq.acquisition._ledger import CostLedger
+from fairacq.acquisition.loop._ledger import CostLedger
 from fairacq.data import load_toy, split_datasift
 from fairacq.exceptions import InvalidParameterError
 from tests.checks import Interrupted, interrupt_at

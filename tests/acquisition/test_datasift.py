@@ -147,7 +147,7 @@ def test_multi_group_influence_runs():
 
 
 def test_accuracy_weight_ranks_by_both_influences(parts):
-    from fairacq.acquisition._valuation_scores import pool_improvement_scores
+    from fairacq.acquisition.methods._valuation_scores import pool_improvement_scores
     from fairacq.models import make_learner
 
     train, val, _, pool = parts

@@ -9,10 +9,10 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-import fairacq.acquisition._exact_refit as exact_refit
+import fairacq.acquisition.loop._exact_refit as exact_refit
 from fairacq.acquisition import DataSiftInfAcquirer, PartitionDroppedWarning
-from fairacq.acquisition._column_codes import ColumnCodes
-from fairacq.acquisition._exact_refit import ExactRefit, lr_scores, refit, same_fitted_model
+from fairacq.acquisition.loop._exact_refit import ExactRefit, lr_scores, refit, same_fitted_model
+from fairacq.acquisition.pools._column_codes import ColumnCodes
 from fairacq.data import load_toy, split_datasift
 from fairacq.models import make_learner, predict_scores
 

@@ -14,7 +14,7 @@ from fairacq.acquisition import (
     expected_unfairness,
     fal_scores,
 )
-from fairacq.acquisition._state import AcquisitionState
+from fairacq.acquisition.loop._state import AcquisitionState
 from fairacq.data import FairDataset, load_toy
 
 

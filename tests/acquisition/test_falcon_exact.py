@@ -22,11 +22,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import fairacq.acquisition._falcon as falcon_module
+import fairacq.acquisition.methods._falcon as falcon_module
 from fairacq.acquisition import InMemoryPool, policy_order
-from fairacq.acquisition._entropy import entropy_order
-from fairacq.acquisition._ledger import fill_batch, fill_limit
-from fairacq.acquisition._pool_scorer import PoolScorer
+from fairacq.acquisition.loop._ledger import fill_batch, fill_limit
+from fairacq.acquisition.methods._entropy import entropy_order
+from fairacq.acquisition.pools._pool_scorer import PoolScorer
 from fairacq.data import load_toy
 from fairacq.models import make_learner, predict_scores
 from tests.acquisition.falcon_cases import CASES, CLOSE, EXACT, FIXTURE, adult_splits, summary

@@ -12,9 +12,9 @@ import pyarrow as pa
 import pytest
 
 from fairacq.acquisition import ParquetPool, SerialChunkExecutor
-from fairacq.acquisition._column_codes import ColumnCodes
-from fairacq.acquisition._feature_cache import FeatureCache
-from fairacq.acquisition._parquet_pool import ParquetReader
+from fairacq.acquisition.pools._column_codes import ColumnCodes
+from fairacq.acquisition.pools._feature_cache import FeatureCache
+from fairacq.acquisition.pools._parquet_pool import ParquetReader
 from fairacq.data import load_toy
 
 
@@ -145,7 +145,7 @@ def test_copies_and_closed_pools_build_their_own_cache(toy, pool_file):
 
 
 def test_no_room_for_the_copy_warns_and_reads_the_file(toy, pool_file, monkeypatch):
-    import fairacq.acquisition._parquet_pool as module
+    import fairacq.acquisition.pools._parquet_pool as module
 
     def no_room(*args, **kwargs):
         raise OSError("No space left on device")

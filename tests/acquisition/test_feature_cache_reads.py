@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import fairacq.acquisition._feature_cache as feature_cache
-from fairacq.acquisition._feature_cache import FeatureCache
+import fairacq.acquisition.pools._feature_cache as feature_cache
+from fairacq.acquisition.pools._feature_cache import FeatureCache
 
 
 @pytest.mark.parametrize("preadv", [True, False])

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from fairacq.acquisition import EntropyAcquirer, RandomAcquirer
-from fairacq.acquisition._acquisition_loop import fill_batch as _fill_batch
-from fairacq.acquisition._entropy import binary_entropy
-from fairacq.acquisition._state import AcquisitionState
+from fairacq.acquisition.loop._acquisition_loop import fill_batch as _fill_batch
+from fairacq.acquisition.loop._state import AcquisitionState
+from fairacq.acquisition.methods._entropy import binary_entropy
 from fairacq.data import load_toy
 from fairacq.exceptions import InvalidDataError
 

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairacq.acquisition._partition import (
+from fairacq.acquisition.methods._partition import (
     PartitionDroppedWarning,
     Partitioning,
     drop_small_partitions,
@@ -236,7 +236,7 @@ def test_drop_small_partitions_warns():
 
 
 def test_knee_of_bic_curve():
-    from fairacq.acquisition._partition import _knee
+    from fairacq.acquisition.methods._partition import _knee
 
     ks = [2, 3, 4, 5, 6, 7]
     assert _knee(ks, [100.0, 40.0, 30.0, 25.0, 22.0, 20.0], default=7) == 3

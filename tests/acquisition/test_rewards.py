@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fairacq.acquisition._rewards import REWARD_KINDS, reward_per_cost, share_reward
+from fairacq.acquisition.bandits._rewards import REWARD_KINDS, reward_per_cost, share_reward
 from fairacq.exceptions import InvalidDataError, InvalidParameterError, UnknownNameError
 
 DIST = np.array([[0.0, 0.5, 1.0], [0.5, 0.0, 0.25], [1.0, 0.25, 0.0]])

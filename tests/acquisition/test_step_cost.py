@@ -14,9 +14,9 @@ import pytest
 from fairacq import CheckpointCallback
 from fairacq._trace import _trace as trace_module
 from fairacq.acquisition import DataSiftInfAcquirer
-from fairacq.acquisition._datasift import _batch_len
-from fairacq.acquisition._growing import GrowingArray
-from fairacq.acquisition._ledger import CostLedger, fill_limit
+from fairacq.acquisition.loop._growing import GrowingArray
+from fairacq.acquisition.loop._ledger import CostLedger, fill_limit
+from fairacq.acquisition.methods._datasift import _batch_len
 from fairacq.data import load_toy
 from tests.checks import Interrupted, interrupt_at
 

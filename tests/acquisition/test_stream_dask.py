@@ -20,7 +20,7 @@ from fairacq.acquisition import (
     make_acquirer,
     make_chunk_executor,
 )
-from fairacq.acquisition._entropy import _entropy_block
+from fairacq.acquisition.methods._entropy import _entropy_block
 from fairacq.cli import app
 from fairacq.data import load_toy
 from fairacq.exceptions import InvalidParameterError, SchedulerUnreachableError

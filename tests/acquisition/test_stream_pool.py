@@ -16,7 +16,7 @@ from fairacq.acquisition import (
     partition_labels,
     partition_pool,
 )
-from fairacq.acquisition._chunk_map import _rebatch, task_ranges
+from fairacq.acquisition.pools._chunk_map import _rebatch, task_ranges
 from fairacq.data import load_toy, one_hot_encode
 from fairacq.exceptions import (
     BudgetError,

@@ -108,7 +108,7 @@ def test_a_rerun_with_fewer_trials_leaves_no_old_trace_behind(tmp_path: Path) ->
 
 
 def test_methods_differing_after_a_dot_keep_their_own_traces(tmp_path: Path) -> None:
-    """'falcon lam=0.8' and 'falcon lam=0.5' once both wrote falcon-lam-0-trial0 (cut at the dot)."""
+    """'falcon lam=0.8' and 'falcon lam=0.5' once both wrote falcon-lam-0-trial0."""
     from fairacq import TraceRecorder
     from fairacq_experiments import ExperimentResult
 

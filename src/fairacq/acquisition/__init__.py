@@ -22,14 +22,14 @@ serially or on a dask cluster (:func:`make_chunk_executor`), with the same acqui
 it was trained on and its cost.
 """
 
-from fairacq.acquisition._acquired_rows import (
-    ROW_COLUMNS,
-    acquired_rows,
-    acquisition_steps,
-    check_pool_columns,
+from fairacq.acquisition._registry import (
+    acquire,
+    acquirer_needs_gradients,
+    available_acquirers,
+    make_acquirer,
+    metric_problem,
 )
-from fairacq.acquisition._acquirer import Acquirer
-from fairacq.acquisition._bandit import (
+from fairacq.acquisition.bandits._bandit import (
     BanditPolicy,
     EpsilonGreedyPolicy,
     ThompsonPolicy,
@@ -38,51 +38,51 @@ from fairacq.acquisition._bandit import (
     make_policy,
     policy_from_state_dict,
 )
-from fairacq.acquisition._chunk_map import (
-    ChunkExecutor,
-    DaskChunkExecutor,
-    SerialChunkExecutor,
-    make_chunk_executor,
-)
-from fairacq.acquisition._datasift import (
+from fairacq.acquisition.bandits._exp3 import Exp3
+from fairacq.acquisition.bandits._rewards import REWARD_KINDS, reward_per_cost, share_reward
+from fairacq.acquisition.loop._acquirer import Acquirer
+from fairacq.acquisition.loop._state import AcquisitionState, Proposal
+from fairacq.acquisition.methods._datasift import (
     AutoDataAcquirer,
     DataSiftAcquirer,
     DataSiftInfAcquirer,
     partition_labels,
 )
-from fairacq.acquisition._entropy import EntropyAcquirer, binary_entropy
-from fairacq.acquisition._exp3 import Exp3
-from fairacq.acquisition._fal import FALAcquirer, expected_unfairness, fal_scores
-from fairacq.acquisition._falcon import FalconAcquirer
-from fairacq.acquisition._falcon_policies import policy_order, target_groups
-from fairacq.acquisition._inf import InfAcquirer
-from fairacq.acquisition._parquet_pool import ParquetPool
-from fairacq.acquisition._partition import (
+from fairacq.acquisition.methods._entropy import EntropyAcquirer, binary_entropy
+from fairacq.acquisition.methods._fal import FALAcquirer, expected_unfairness, fal_scores
+from fairacq.acquisition.methods._falcon import FalconAcquirer
+from fairacq.acquisition.methods._falcon_policies import policy_order, target_groups
+from fairacq.acquisition.methods._inf import InfAcquirer
+from fairacq.acquisition.methods._partition import (
     PartitionDroppedWarning,
     Partitioning,
     drop_small_partitions,
     partition_base_rate_diffs,
     partition_pool,
 )
-from fairacq.acquisition._pool_files import read_pool
-from fairacq.acquisition._pool_source import InMemoryPool, PoolSource, as_pool_source
-from fairacq.acquisition._post_thresholds import PostThresholdAcquirer
-from fairacq.acquisition._random_acquirer import RandomAcquirer
-from fairacq.acquisition._registry import (
-    acquire,
-    acquirer_needs_gradients,
-    available_acquirers,
-    make_acquirer,
-    metric_problem,
-)
-from fairacq.acquisition._rewards import REWARD_KINDS, reward_per_cost, share_reward
-from fairacq.acquisition._state import AcquisitionState, Proposal
-from fairacq.acquisition._threshold_aware import (
+from fairacq.acquisition.methods._post_thresholds import PostThresholdAcquirer
+from fairacq.acquisition.methods._random_acquirer import RandomAcquirer
+from fairacq.acquisition.methods._threshold_aware import (
     OWN_FRONT_TOLS,
     ThresholdAwareAcquirer,
     boundary_order,
 )
-from fairacq.acquisition._valuation_scores import pool_improvement_scores, surrogate_for
+from fairacq.acquisition.methods._valuation_scores import pool_improvement_scores, surrogate_for
+from fairacq.acquisition.pools._acquired_rows import (
+    ROW_COLUMNS,
+    acquired_rows,
+    acquisition_steps,
+    check_pool_columns,
+)
+from fairacq.acquisition.pools._chunk_map import (
+    ChunkExecutor,
+    DaskChunkExecutor,
+    SerialChunkExecutor,
+    make_chunk_executor,
+)
+from fairacq.acquisition.pools._parquet_pool import ParquetPool
+from fairacq.acquisition.pools._pool_files import read_pool
+from fairacq.acquisition.pools._pool_source import InMemoryPool, PoolSource, as_pool_source
 
 __all__ = [
     "OWN_FRONT_TOLS",

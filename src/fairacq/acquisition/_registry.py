@@ -6,17 +6,21 @@ from typing import Any
 
 from fairacq._trace import Trace
 from fairacq._validation import check_known_params, did_you_mean
-from fairacq.acquisition._acquirer import Acquirer
-from fairacq.acquisition._chunk_map import ChunkExecutor
-from fairacq.acquisition._datasift import AutoDataAcquirer, DataSiftAcquirer, DataSiftInfAcquirer
-from fairacq.acquisition._entropy import EntropyAcquirer
-from fairacq.acquisition._fal import FALAcquirer
-from fairacq.acquisition._falcon import FalconAcquirer
-from fairacq.acquisition._inf import InfAcquirer
-from fairacq.acquisition._pool_source import PoolSource
-from fairacq.acquisition._post_thresholds import PostThresholdAcquirer
-from fairacq.acquisition._random_acquirer import RandomAcquirer
-from fairacq.acquisition._threshold_aware import ThresholdAwareAcquirer
+from fairacq.acquisition.loop._acquirer import Acquirer
+from fairacq.acquisition.methods._datasift import (
+    AutoDataAcquirer,
+    DataSiftAcquirer,
+    DataSiftInfAcquirer,
+)
+from fairacq.acquisition.methods._entropy import EntropyAcquirer
+from fairacq.acquisition.methods._fal import FALAcquirer
+from fairacq.acquisition.methods._falcon import FalconAcquirer
+from fairacq.acquisition.methods._inf import InfAcquirer
+from fairacq.acquisition.methods._post_thresholds import PostThresholdAcquirer
+from fairacq.acquisition.methods._random_acquirer import RandomAcquirer
+from fairacq.acquisition.methods._threshold_aware import ThresholdAwareAcquirer
+from fairacq.acquisition.pools._chunk_map import ChunkExecutor
+from fairacq.acquisition.pools._pool_source import PoolSource
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidParameterError
 
@@ -81,7 +85,7 @@ def metric_problem(method: str, metric: str) -> str | None:
     >>> metric_problem("threshold-aware", "equal_opportunity_diff")[:45]
     'ThresholdAwareAcquirer steers demographic par'
     """
-    acquirer = _class_of(method)(metric=metric)  # type: ignore[call-arg]
+    acquirer = _class_of(method)(metric=metric)
     try:
         acquirer._check_metric()
     except InvalidParameterError as exc:

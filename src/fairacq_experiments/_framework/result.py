@@ -123,7 +123,7 @@ class ExperimentResult:
 
 
 def _slug(text: str) -> str:
-    """A file-name stem of ``text``: no dot, which a suffix would cut ("lam=0.8" -> "lam-0-8")."""
+    """Return a file-name stem of ``text`` with no dot, which a suffix would cut."""
     return re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-") or "item"
 
 

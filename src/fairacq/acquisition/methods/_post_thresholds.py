@@ -17,11 +17,11 @@ import numpy as np
 from fairacq._random import RandomState, child_int
 from fairacq._validation import Interval, Options
 from fairacq._warnings import warn_caller
-from fairacq.acquisition._acquirer import Acquirer
-from fairacq.acquisition._acquisition_loop import AcquisitionLoop
-from fairacq.acquisition._entropy import entropy_order
-from fairacq.acquisition._pool_scorer import PoolScorer
-from fairacq.acquisition._state import AcquisitionState, Proposal
+from fairacq.acquisition.loop._acquirer import Acquirer
+from fairacq.acquisition.loop._acquisition_loop import AcquisitionLoop
+from fairacq.acquisition.loop._state import AcquisitionState, Proposal
+from fairacq.acquisition.methods._entropy import entropy_order
+from fairacq.acquisition.pools._pool_scorer import PoolScorer
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidParameterError, ResultWarning
 from fairacq.models import (

@@ -23,11 +23,11 @@ from fairacq._loop import run_loop
 from fairacq._random import RandomState, seed_of
 from fairacq._trace import Trace
 from fairacq._validation import HasMethods, Interval, Options
-from fairacq.acquisition._acquisition_loop import AcquisitionLoop
-from fairacq.acquisition._chunk_map import ChunkExecutor
-from fairacq.acquisition._ledger import COST_MODELS
-from fairacq.acquisition._pool_source import PoolSource, as_pool_source
-from fairacq.acquisition._state import AcquisitionState, Proposal
+from fairacq.acquisition.loop._acquisition_loop import AcquisitionLoop
+from fairacq.acquisition.loop._ledger import COST_MODELS
+from fairacq.acquisition.loop._state import AcquisitionState, Proposal
+from fairacq.acquisition.pools._chunk_map import ChunkExecutor
+from fairacq.acquisition.pools._pool_source import PoolSource, as_pool_source
 from fairacq.data import FairDataset
 from fairacq.exceptions import BudgetError, InvalidDataError, InvalidParameterError
 from fairacq.metrics import available, get_metric

@@ -44,15 +44,19 @@ from fairacq._validation import (
     did_you_mean,
     validate_parameter_constraints,
 )
-from fairacq.acquisition._chunk_map import ChunkExecutor
-from fairacq.acquisition._partition_pass import (
+from fairacq.acquisition.methods._partition_pass import (
     ArrayRows,
     RowSource,
     Standardiser,
     fit_standardiser,
     label_and_sum,
 )
-from fairacq.acquisition._pool_source import DEFAULT_BLOCK_ROWS, DEFAULT_CHUNK_ROWS, PoolSource
+from fairacq.acquisition.pools._chunk_map import ChunkExecutor
+from fairacq.acquisition.pools._pool_source import (
+    DEFAULT_BLOCK_ROWS,
+    DEFAULT_CHUNK_ROWS,
+    PoolSource,
+)
 from fairacq.data import FairDataset
 from fairacq.exceptions import BudgetError, InvalidDataError, InvalidParameterError
 

@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fairacq._validation import Interval, validate_parameter_constraints
-from fairacq.acquisition._chunk_map import (
+from fairacq.acquisition.pools._chunk_map import (
     BlockFn,
     ChunkExecutor,
     RangeReader,

@@ -15,9 +15,9 @@ from numpy.typing import NDArray
 
 from fairacq._random import RandomState
 from fairacq._validation import Interval, Options
-from fairacq.acquisition._acquirer import Acquirer
-from fairacq.acquisition._entropy import binary_entropy, entropy_order
-from fairacq.acquisition._state import AcquisitionState, Proposal
+from fairacq.acquisition.loop._acquirer import Acquirer
+from fairacq.acquisition.loop._state import AcquisitionState, Proposal
+from fairacq.acquisition.methods._entropy import binary_entropy, entropy_order
 from fairacq.data import FairDataset
 from fairacq.models import DEFAULT_METRICS, evaluate, make_learner, predict_scores
 

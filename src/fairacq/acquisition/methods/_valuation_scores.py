@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from fairacq.acquisition._chunk_map import ChunkExecutor
-from fairacq.acquisition._pool_source import PoolSource, as_pool_source
+from fairacq.acquisition.pools._chunk_map import ChunkExecutor
+from fairacq.acquisition.pools._pool_source import PoolSource, as_pool_source
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidParameterError
 from fairacq.valuation import InfluenceRegressor, fairness_improvement, fairness_influence

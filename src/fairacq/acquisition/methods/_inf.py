@@ -6,9 +6,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from fairacq.acquisition._acquirer import Acquirer
-from fairacq.acquisition._state import AcquisitionState, Proposal
-from fairacq.acquisition._valuation_scores import pool_improvement_scores
+from fairacq.acquisition.loop._acquirer import Acquirer
+from fairacq.acquisition.loop._state import AcquisitionState, Proposal
+from fairacq.acquisition.methods._valuation_scores import pool_improvement_scores
 from fairacq.data import FairDataset
 
 __all__ = ["InfAcquirer"]

@@ -18,8 +18,8 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from fairacq.acquisition._chunk_map import BlockFn, ChunkExecutor, map_blocks
-from fairacq.acquisition._pool_source import ArrayReader
+from fairacq.acquisition.pools._chunk_map import BlockFn, ChunkExecutor, map_blocks
+from fairacq.acquisition.pools._pool_source import ArrayReader
 
 __all__ = ["ArrayRows", "RowSource", "Standardiser", "fit_standardiser", "label_and_sum"]
 

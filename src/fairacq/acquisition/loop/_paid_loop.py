@@ -3,8 +3,8 @@
 Falcon (Tae et al., PVLDB 2024) buys the labels of rows it hopes belong to a target group and
 *postpones* those whose label puts them outside it: the label was paid for, the row leaves the
 pool, but the model does not learn it. :class:`PaidRowsLoop` is the shared
-:class:`~fairacq.acquisition._acquisition_loop.AcquisitionLoop` with that one change: each round
-the method splits the rows it paid for into kept and postponed ones
+:class:`~fairacq.acquisition.loop._acquisition_loop.AcquisitionLoop` with that one change:
+each round the method splits the rows it paid for into kept and postponed ones
 (:meth:`PaidRowsAcquirer._split_paid`), the budget counts both, and the trace records per step
 
 - ``rows_paid``: pool rows whose label was paid for so far (postponed ones included; with
@@ -27,10 +27,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fairacq._random import child_rng
-from fairacq.acquisition._acquirer import Acquirer
-from fairacq.acquisition._acquisition_loop import AcquisitionLoop
-from fairacq.acquisition._ledger import fill_batch
-from fairacq.acquisition._state import AcquisitionState, Proposal
+from fairacq.acquisition.loop._acquirer import Acquirer
+from fairacq.acquisition.loop._acquisition_loop import AcquisitionLoop
+from fairacq.acquisition.loop._ledger import fill_batch
+from fairacq.acquisition.loop._state import AcquisitionState, Proposal
 from fairacq.data import FairDataset
 
 __all__ = ["COUNT_COLUMNS", "PaidRowsAcquirer", "PaidRowsLoop"]

@@ -13,22 +13,22 @@ from numpy.typing import NDArray
 from fairacq._random import KEY_PREPARE, RandomState, child
 from fairacq._validation import Interval, Options
 from fairacq._warnings import warn_caller
-from fairacq.acquisition._acquirer import Acquirer
-from fairacq.acquisition._bandit import make_policy
-from fairacq.acquisition._chunk_map import ChunkExecutor
-from fairacq.acquisition._growing import GrowingArray
-from fairacq.acquisition._ledger import fill_limit
-from fairacq.acquisition._partition import (
+from fairacq.acquisition.bandits._bandit import make_policy
+from fairacq.acquisition.bandits._rewards import reward_per_cost, share_reward
+from fairacq.acquisition.loop._acquirer import Acquirer
+from fairacq.acquisition.loop._growing import GrowingArray
+from fairacq.acquisition.loop._ledger import fill_limit
+from fairacq.acquisition.loop._state import AcquisitionState, Proposal
+from fairacq.acquisition.methods._partition import (
     PartitionDroppedWarning,
     Partitioning,
     drop_small_partitions,
     partition_base_rate_diffs,
     partition_pool,
 )
-from fairacq.acquisition._pool_source import PoolSource, as_pool_source
-from fairacq.acquisition._rewards import reward_per_cost, share_reward
-from fairacq.acquisition._state import AcquisitionState, Proposal
-from fairacq.acquisition._valuation_scores import pool_improvement_scores
+from fairacq.acquisition.methods._valuation_scores import pool_improvement_scores
+from fairacq.acquisition.pools._chunk_map import ChunkExecutor
+from fairacq.acquisition.pools._pool_source import PoolSource, as_pool_source
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidParameterError
 from fairacq.models import DEFAULT_METRICS
@@ -513,7 +513,7 @@ def _batch_len(
 ) -> int:
     """Return how many first candidates fit in ``cap``, summing at most ``limit`` costs.
 
-    ``limit`` is :func:`~fairacq.acquisition._ledger.fill_limit` of the pool: no more rows
+    ``limit`` is :func:`~fairacq.acquisition.loop._ledger.fill_limit` of the pool: no more rows
     fit, so the first ``limit`` sums decide (the same sums, bit for bit, as over all); only
     if they all fit is the rest summed too.
     """

@@ -12,18 +12,18 @@ from numpy.typing import NDArray
 
 from fairacq._random import KEY_PREPARE, RandomState, child_rng
 from fairacq._validation import Interval
-from fairacq.acquisition._entropy import entropy_order
-from fairacq.acquisition._exp3 import Exp3
-from fairacq.acquisition._falcon_policies import (
+from fairacq.acquisition.bandits._exp3 import Exp3
+from fairacq.acquisition.loop._ledger import fill_limit
+from fairacq.acquisition.loop._paid_loop import PaidRowsAcquirer
+from fairacq.acquisition.loop._state import AcquisitionState, Proposal
+from fairacq.acquisition.methods._entropy import entropy_order
+from fairacq.acquisition.methods._falcon_policies import (
     DEFAULT_POLICIES,
     policy_order,
     target_groups,
     target_kind,
 )
-from fairacq.acquisition._ledger import fill_limit
-from fairacq.acquisition._paid_loop import PaidRowsAcquirer
-from fairacq.acquisition._pool_scorer import PoolScorer
-from fairacq.acquisition._state import AcquisitionState, Proposal
+from fairacq.acquisition.pools._pool_scorer import PoolScorer
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidParameterError
 from fairacq.models import DEFAULT_METRICS, predict_scores
@@ -63,9 +63,9 @@ class FalconAcquirer(PaidRowsAcquirer):
     2. a fairness round finds the *target groups* of the steering metric from the current
        model's per-group rates on the validation split (demographic parity: positives of
        the group with the lowest selection rate and negatives of the one with the highest;
-       see :mod:`fairacq.acquisition._falcon_policies`);
+       see :mod:`fairacq.acquisition.methods._falcon_policies`);
     3. an EXP3 bandit over (target group, policy ``r``) arms, one bandit per distinct set of
-       target groups, draws an arm (:class:`~fairacq.acquisition._exp3.Exp3`);
+       target groups, draws an arm (:class:`~fairacq.acquisition.bandits._exp3.Exp3`);
     4. the policy takes the pool rows of that sensitive group whose predicted probability of
        the target label is closest to ``1 - r`` and buys their labels (trial and error);
     5. rows whose label is the target label join the training set; the others are
@@ -137,7 +137,7 @@ class FalconAcquirer(PaidRowsAcquirer):
 
     A fairness round scores only the target group's available pool rows, as the authors'
     code does (a streamed pool, and entropy rounds, score the whole pool block by block once
-    per model with :class:`~fairacq.acquisition._pool_scorer.PoolScorer`; an in-memory
+    per model with :class:`~fairacq.acquisition.pools._pool_scorer.PoolScorer`; an in-memory
     pool's features are then held a second time, C-contiguous), reuses the loop's validation
     scores of the current model for the target groups, and sorts only the target group's
     rows that can make the batch. The selections are those of scoring and sorting

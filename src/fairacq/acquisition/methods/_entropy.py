@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from fairacq.acquisition._acquirer import Acquirer
-from fairacq.acquisition._state import AcquisitionState, Proposal
+from fairacq.acquisition.loop._acquirer import Acquirer
+from fairacq.acquisition.loop._state import AcquisitionState, Proposal
 from fairacq.models import predict_scores
 
 __all__ = ["EntropyAcquirer", "binary_entropy", "entropy_order"]
@@ -60,7 +60,7 @@ def entropy_order(
     What :class:`EntropyAcquirer` proposes; Falcon's entropy rounds (``lam < 1``) use it too,
     so that they pick what Entropy would with the same model and stream. ``scores`` may give
     the model's P(y=1) for every pool row, scored block by block as ``state.pool.map_blocks``
-    does (:class:`~fairacq.acquisition._pool_scorer.PoolScorer`); their entropy is then
+    does (:class:`~fairacq.acquisition.pools._pool_scorer.PoolScorer`); their entropy is then
     taken block by block too, so the order is the one the pool's own scoring gives.
     """
     idx = np.flatnonzero(state.available)

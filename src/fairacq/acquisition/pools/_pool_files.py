@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from fairacq.acquisition._parquet_pool import ParquetPool
-from fairacq.acquisition._pool_source import DEFAULT_CHUNK_ROWS
+from fairacq.acquisition.pools._parquet_pool import ParquetPool
+from fairacq.acquisition.pools._pool_source import DEFAULT_CHUNK_ROWS
 from fairacq.data import FairDataset, check_table_file, dataset_from_frame, read_table
 from fairacq.exceptions import InvalidDataError
 

@@ -30,8 +30,8 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn import config_context
 
-from fairacq.acquisition._chunk_map import ChunkExecutor, RangeReader, map_blocks
-from fairacq.acquisition._pool_source import ArrayReader, InMemoryPool, PoolSource
+from fairacq.acquisition.pools._chunk_map import ChunkExecutor, RangeReader, map_blocks
+from fairacq.acquisition.pools._pool_source import ArrayReader, InMemoryPool, PoolSource
 from fairacq.models import predict_scores
 
 __all__ = ["PoolScorer"]

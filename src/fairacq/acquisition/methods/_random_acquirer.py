@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from fairacq.acquisition._acquirer import Acquirer
-from fairacq.acquisition._state import AcquisitionState, Proposal
+from fairacq.acquisition.loop._acquirer import Acquirer
+from fairacq.acquisition.loop._state import AcquisitionState, Proposal
 
 __all__ = ["RandomAcquirer"]
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from fairacq.acquisition._parquet_pool import ParquetPool
+from fairacq.acquisition.pools._parquet_pool import ParquetPool
 from fairacq.exceptions import InvalidDataError, NotFittedError
 
 if TYPE_CHECKING:

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from fairacq.acquisition._chunk_map import ChunkExecutor
-from fairacq.acquisition._pool_source import PoolSource
+from fairacq.acquisition.pools._chunk_map import ChunkExecutor
+from fairacq.acquisition.pools._pool_source import PoolSource
 from fairacq.data import FairDataset
 
 __all__ = ["AcquisitionState", "Proposal"]

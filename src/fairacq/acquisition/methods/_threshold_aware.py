@@ -15,11 +15,11 @@ from numpy.typing import NDArray
 
 from fairacq._random import RandomState
 from fairacq._validation import Interval
-from fairacq.acquisition._acquirer import Acquirer
-from fairacq.acquisition._acquisition_loop import AcquisitionLoop
-from fairacq.acquisition._pool_scorer import PoolScorer
-from fairacq.acquisition._post_thresholds import _ThresholdLoop
-from fairacq.acquisition._state import AcquisitionState, Proposal
+from fairacq.acquisition.loop._acquirer import Acquirer
+from fairacq.acquisition.loop._acquisition_loop import AcquisitionLoop
+from fairacq.acquisition.loop._state import AcquisitionState, Proposal
+from fairacq.acquisition.methods._post_thresholds import _ThresholdLoop
+from fairacq.acquisition.pools._pool_scorer import PoolScorer
 from fairacq.exceptions import InvalidParameterError
 from fairacq.models import DEFAULT_METRICS, THRESHOLD_CONSTRAINTS
 

@@ -11,11 +11,11 @@ from numpy.typing import NDArray
 
 from fairacq._loop import RunLoop
 from fairacq._random import child_rng
-from fairacq.acquisition._chunk_map import ChunkExecutor
-from fairacq.acquisition._exact_refit import ExactRefit
-from fairacq.acquisition._ledger import CostLedger, fill_batch
-from fairacq.acquisition._pool_source import InMemoryPool, PoolSource
-from fairacq.acquisition._state import AcquisitionState
+from fairacq.acquisition.loop._exact_refit import ExactRefit
+from fairacq.acquisition.loop._ledger import CostLedger, fill_batch
+from fairacq.acquisition.loop._state import AcquisitionState
+from fairacq.acquisition.pools._chunk_map import ChunkExecutor
+from fairacq.acquisition.pools._pool_source import InMemoryPool, PoolSource
 from fairacq.data import FairDataset
 from fairacq.models import (
     evaluate,
@@ -33,7 +33,8 @@ class AcquisitionLoop(RunLoop):
     A resumed run prepares the method on the initial state, as the uninterrupted run did, then
     replays the evaluated batches and restores the method's state. ``acquirer`` is the
     :class:`~fairacq.acquisition.Acquirer` whose hooks (``_prepare``, ``_propose``, ...) it calls.
-    What is paid, tried and seen is kept by a :class:`~fairacq.acquisition._ledger.CostLedger`.
+    What is paid, tried and seen is kept by a
+    :class:`~fairacq.acquisition.loop._ledger.CostLedger`.
     """
 
     def __init__(

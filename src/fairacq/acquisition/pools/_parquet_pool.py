@@ -5,7 +5,7 @@ int16, cost as float64 when the file has a cost column, each sensitive column as
 integer codes) and reads the features chunk by chunk with pyarrow (``iter_batches`` over the
 row groups a chunk covers). Scattered rows would decode whole row groups, so the first read
 in this process writes the encoded features once to an unnamed temporary file
-(:class:`~fairacq.acquisition._feature_cache.FeatureCache`, 8 bytes a value on disk, freed
+(:class:`~fairacq.acquisition.pools._feature_cache.FeatureCache`, 8 bytes a value on disk, freed
 with the pool): the rows a batch tries are then fetched by position
 (:meth:`ParquetPool.take`), and the pool scored in blocks, at disk-cache speed. Workers of a
 dask cluster read the Parquet file itself. Features are encoded exactly as the training
@@ -25,10 +25,14 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from fairacq._validation import MAX_ABS_VALUE
-from fairacq.acquisition._chunk_map import RangeReader
-from fairacq.acquisition._column_codes import ColumnCodes
-from fairacq.acquisition._feature_cache import FeatureCache
-from fairacq.acquisition._pool_source import DEFAULT_BLOCK_ROWS, DEFAULT_CHUNK_ROWS, PoolSource
+from fairacq.acquisition.pools._chunk_map import RangeReader
+from fairacq.acquisition.pools._column_codes import ColumnCodes
+from fairacq.acquisition.pools._feature_cache import FeatureCache
+from fairacq.acquisition.pools._pool_source import (
+    DEFAULT_BLOCK_ROWS,
+    DEFAULT_CHUNK_ROWS,
+    PoolSource,
+)
 from fairacq.data import FairDataset
 from fairacq.exceptions import CorruptFileError, InvalidDataError
 
