@@ -142,7 +142,7 @@ def acquire(
     executor: ChunkExecutor | None = None,
     **params: Any,
 ) -> Trace:
-    """Run acquisition method ``method`` and return its trace (see :meth:`Acquirer.run`).
+    """Run acquisition method ``method`` and return its trace (see :meth:`Acquirer.fit`).
 
     Examples
     --------
@@ -154,6 +154,8 @@ def acquire(
     >>> trace.final("cost")
     30.0
     """
-    return make_acquirer(method, **params).run(
-        train, pool, validation=validation, test=test, costs=costs, executor=executor
+    return (
+        make_acquirer(method, **params)
+        .fit(train, pool, validation=validation, test=test, costs=costs, executor=executor)
+        .trace_
     )
