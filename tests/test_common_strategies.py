@@ -459,3 +459,17 @@ def test_one_verb_for_every_strategy() -> None:
     assert missing == ["BalancedFilter"], f"public strategies without fit: {missing}"
     others = sorted(cls.__name__ for cls, spec in SPECS.items() if spec.verb != "fit")
     assert others == ["BalancedFilter"], f"rows checked through another verb: {others}"
+
+
+#: Strategies fitted in one shot: ``fit`` takes no ``continue_from`` / ``callbacks`` and sets
+#: no ``trace_`` (a proxy's trace is the filter's that uses it; the regressor is closed-form).
+ONE_SHOT = {"AlphaBetaProxy", "InfluenceRegressor", "LabelProxy"}
+
+
+def test_only_the_one_shot_fits_skip_the_trace_and_resume_checks() -> None:
+    skipped = {cls.__name__ for cls, spec in SPECS.items() if not (spec.trace and spec.stepwise)}
+    assert skipped == ONE_SHOT, f"rows without the trace or resume checks: {sorted(skipped)}"
+    for cls, spec in SPECS.items():
+        ids = {check_id for check_id, _, _ in yield_checks(spec)}
+        if cls.__name__ not in ONE_SHOT:
+            assert {"check_trace_after_verb", "check_verb_resumes"} <= ids, cls.__name__

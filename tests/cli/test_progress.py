@@ -236,8 +236,9 @@ def test_a_resumed_acquisition_starts_its_bar_at_the_checkpoints_cost(tmp_path, 
     class Acquirer:
         budget = 100
 
-        def run(self, train, pool, *, validation, test, costs, executor, callbacks, continue_from):
+        def fit(self, train, pool, *, validation, test, costs, executor, callbacks, continue_from):
             seen.append((bars[0].completed, bars[0].resumed, continue_from))
+            return self
 
     seen: list[tuple[float, float, object]] = []
     monkeypatch.setattr(_progress, "progress", shown)

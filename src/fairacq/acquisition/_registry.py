@@ -142,7 +142,11 @@ def acquire(
     executor: ChunkExecutor | None = None,
     **params: Any,
 ) -> Trace:
-    """Run acquisition method ``method`` and return its trace (see :meth:`Acquirer.fit`).
+    """Fit acquisition method ``method`` and return its trace.
+
+    A shortcut for ``make_acquirer(method, **params).fit(...).trace_`` when only the trace
+    is wanted (the fitted acquirer, with ``acquired_`` and ``model_``, is dropped; see
+    :meth:`Acquirer.fit`).
 
     Examples
     --------
