@@ -57,7 +57,9 @@ def _one(method: str, pool_rows: int | None, budget: int | None, seed: int) -> d
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PartitionDroppedWarning)
-        trace = acquirer.run(split.train, pool, validation=split.validation, test=split.test)
+        trace = acquirer.fit(
+            split.train, pool, validation=split.validation, test=split.test
+        ).trace_
     total = time.perf_counter() - start
     t = acquirer.timings_
     evaluations = max(acquirer.n_evaluations_, 1)

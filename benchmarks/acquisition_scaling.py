@@ -55,7 +55,7 @@ def _run(method: str, path: Path, budget: int, batch: int) -> dict[str, Any]:
     start = time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        acquirer.run(train, pool, validation=validation, test=test)
+        acquirer.fit(train, pool, validation=validation, test=test)
     return {
         "run_cpu_s": time.process_time() - start,
         "evaluations": int(acquirer.n_evaluations_),

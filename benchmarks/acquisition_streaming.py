@@ -115,7 +115,7 @@ def _one(mode: str, path: Path, budget: int = BUDGET) -> dict[str, object]:
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PartitionDroppedWarning)
-        trace = acquirer.run(train, pool, validation=split.validation, test=split.test)
+        trace = acquirer.fit(train, pool, validation=split.validation, test=split.test).trace_
     total = time.perf_counter() - start
     t = acquirer.timings_
     evaluations = max(acquirer.n_evaluations_, 1)

@@ -101,7 +101,7 @@ def _chunks(method: str, rows: int, case: str) -> Callable[..., Any]:
         acquirer = make_acquirer(method, budget=2000, batch_size=200, random_state=0)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            acquirer.run(train, pool, validation=validation, test=test, executor=executor)
+            acquirer.fit(train, pool, validation=validation, test=test, executor=executor)
         return acquirer.acquired_.tolist()
 
     if case == "serial":

@@ -224,7 +224,9 @@ def _fairacq(method: str, parts: dict[str, Any], rounds: int, batch: int, seed: 
         random_state=seed,
         **kw,
     )
-    trace = acq.run(parts["train"], parts["pool"], validation=parts["val"], test=parts["test"])
+    trace = acq.fit(
+        parts["train"], parts["pool"], validation=parts["val"], test=parts["test"]
+    ).trace_
     return (
         trace.final("test_accuracy"),
         trace.final("test_demographic_parity_diff_abs"),

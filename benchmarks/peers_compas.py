@@ -71,7 +71,7 @@ def _one(
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PartitionDroppedWarning)
-        frame = acq.run(train, pool, validation=val, test=test).to_frame()
+        frame = acq.fit(train, pool, validation=val, test=test).trace_.to_frame()
     last = frame.iloc[-1]
     seen = int(last["labels_seen"]) if "labels_seen" in frame else int(acq.n_evaluations_)
     return {

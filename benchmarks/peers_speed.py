@@ -70,7 +70,7 @@ def _run(method: str, rounds: int, batch: int, parts: tuple[Any, ...]) -> dict[s
     start, wall = time.process_time(), time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        acq.run(train, pool, validation=val, test=test)
+        acq.fit(train, pool, validation=val, test=test)
     cpu, wall = time.process_time() - start, time.perf_counter() - wall
     prepare = float(acq.timings_.get("prepare_s", 0.0))
     n = max(1, int(acq.n_evaluations_))

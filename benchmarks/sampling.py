@@ -27,7 +27,7 @@ def main() -> None:
     for method in methods:
         sampler = make_sampler(method, budget=budget, random_state=0)
         start = time.perf_counter()
-        trace = sampler.run(DatasetOracle(pool), test=test)
+        trace = sampler.fit(DatasetOracle(pool), test=test).trace_
         rows.append(
             {
                 "method": method,

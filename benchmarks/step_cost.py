@@ -103,7 +103,7 @@ def _steps(pool_rows: int, n_steps: int, late: int) -> dict[str, Any]:
     )  # fmt: skip
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PartitionDroppedWarning)
-        acquirer.run(parts["train"], pool, validation=parts["validation"], callbacks=[note])
+        acquirer.fit(parts["train"], pool, validation=parts["validation"], callbacks=[note])
     per_step = np.diff(marks)  # per_step[i]: the CPU time of step i + 2
 
     def around(step: int) -> float:
@@ -131,9 +131,9 @@ def _run(path: Path) -> dict[str, Any]:
     cpu = time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PartitionDroppedWarning)
-        trace = acquirer.run(
+        trace = acquirer.fit(
             parts["train"], pool, validation=parts["validation"], test=parts["test"]
-        )
+        ).trace_
     return {
         "pool": len(pool),
         "cpu_s": time.process_time() - cpu,

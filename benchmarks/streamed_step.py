@@ -115,7 +115,7 @@ def _one(mode: str, method: str, path: Path) -> dict[str, object]:
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PartitionDroppedWarning)
-        acquirer.run(train, pool, validation=validation, callbacks=[clock])
+        acquirer.fit(train, pool, validation=validation, callbacks=[clock])
     wall, cpu = (np.diff(np.array(stamps)[:, k]) for k in (0, 1))
     return {
         "method": method,

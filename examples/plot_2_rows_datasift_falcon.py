@@ -20,10 +20,12 @@ print(compas)
 print(len(split.train), "rows to start from,", len(split.pool), "in the pool")
 
 # %%
-# DataSift-Inf as an estimator: ``run`` returns the :class:`fairacq.Trace` of the run, and
-# the fitted attributes say why it stopped and which pool rows it took, in order.
+# DataSift-Inf as an estimator: ``fit`` returns the acquirer, whose ``trace_`` is the
+# :class:`fairacq.Trace` of the run; the other fitted attributes say why it stopped and
+# which pool rows it took, in order.
 datasift = DataSiftInfAcquirer(budget=200, batch_size=40, tau=0.02, random_state=0)
-trace = datasift.run(split.train, split.pool, validation=split.validation, test=split.test)
+datasift.fit(split.train, split.pool, validation=split.validation, test=split.test)
+trace = datasift.trace_
 print(datasift.stop_reason_, datasift.acquired_[:10])
 
 # %%

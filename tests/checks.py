@@ -66,9 +66,9 @@ class Spec:
     make : callable
         ``make()`` returns a small, valid, seeded instance.
     run : callable
-        ``run(strategy, **resume)`` does the class's work on tiny data and returns what the
-        caller sees (a trace, the admitted chunks, ...). ``resume`` holds ``callbacks`` and
-        ``continue_from``, passed only by the resume check.
+        ``run(strategy, **resume)`` calls the class's verb on tiny data and returns what the
+        verb returned (``fit``: the strategy itself; a stream: the admitted chunks).
+        ``resume`` holds ``callbacks`` and ``continue_from``, passed only by the resume check.
     decisions : callable
         ``decisions(strategy, output)``: what the run decided, compared by :func:`assert_same`.
     random : bool, default=True
@@ -88,6 +88,9 @@ class Spec:
         ``save_load(fitted, folder)`` writes the model with its own format and reads it back.
     predict : callable or None, default=None
         ``predict(model)``: predictions of a fitted or reloaded model.
+    verb : str, default="fit"
+        The method that does the work: ``fit`` (returns the strategy, fitted) for every
+        strategy but a filter of streams (``filter_stream``: a generator of admitted chunks).
     other_seed : dict, default={"random_state": 12345}
         Parameters of the "another seed" run.
     xfail : mapping of str to str, default={}
@@ -106,6 +109,7 @@ class Spec:
     resume_tail: bool = False
     save_load: Callable[[Any, Path], Any] | None = None
     predict: Callable[[Any], Any] | None = None
+    verb: str = "fit"
     other_seed: dict[str, Any] = field(default_factory=lambda: {"random_state": 12345})
     xfail: Mapping[str, str] = field(default_factory=dict)
     _runs: dict[str, tuple[Any, Any]] = field(default_factory=dict, init=False, repr=False)
@@ -321,6 +325,31 @@ def check_clone_round_trip(spec: Spec, tmp_path: Path) -> None:
     assert_same(cloned.get_params(deep=False), params, "set_params")
 
 
+def check_fit_returns_self(spec: Spec, tmp_path: Path) -> None:
+    """``fit`` returns the strategy itself, fitted (scikit-learn's convention)."""
+    strategy, output = spec.fitted()
+    assert callable(getattr(spec.cls, "fit", None)), f"{spec.cls.__name__} has no fit"
+    assert output is strategy, f"{spec.cls.__name__}.fit returned {type(output).__name__}"
+
+
+def check_verb_resumes(spec: Spec, tmp_path: Path) -> None:
+    """The verb takes ``continue_from=None`` and ``callbacks=()`` as keyword arguments."""
+    params = inspect.signature(getattr(spec.cls, spec.verb)).parameters
+    for name, default in (("continue_from", None), ("callbacks", ())):
+        assert name in params, f"{spec.cls.__name__}.{spec.verb} takes no {name}"
+        param = params[name]
+        assert param.kind is param.KEYWORD_ONLY, f"{spec.verb}: {name} is not keyword-only"
+        assert param.default == default, f"{spec.verb}: {name} defaults to {param.default!r}"
+
+
+def check_trace_after_verb(spec: Spec, tmp_path: Path) -> None:
+    """After the verb, ``trace_`` is a :class:`~fairacq.Trace` with rows."""
+    strategy, _ = spec.fitted()
+    trace = getattr(strategy, "trace_", None)
+    assert isinstance(trace, Trace), f"{spec.verb} left trace_={trace!r}"
+    assert len(trace) > 0, f"{spec.verb} recorded an empty trace"
+
+
 def check_run_keeps_params(spec: Spec, tmp_path: Path) -> None:
     """Running leaves every hyper-parameter as it was given."""
     expected = copy.deepcopy(spec.make().get_params(deep=False))
@@ -424,12 +453,15 @@ def yield_checks(spec: Spec) -> Iterator[tuple[str, Check, dict[str, Any]]]:
     yield "check_init_stores_params", check_init_stores_params, {}
     yield "check_every_param_constrained", check_every_param_constrained, {}
     yield "check_clone_round_trip", check_clone_round_trip, {}
+    if spec.verb == "fit":
+        yield "check_fit_returns_self", check_fit_returns_self, {}
     yield "check_run_keeps_params", check_run_keeps_params, {}
     yield "check_same_seed_same_decisions", check_same_seed_same_decisions, {}
     seeded = spec.random if spec.seed_changes_decisions is None else spec.seed_changes_decisions
     if seeded:
         yield "check_other_seed_other_decisions", check_other_seed_other_decisions, {}
     if spec.trace:
+        yield "check_trace_after_verb", check_trace_after_verb, {}
         yield "check_same_seed_same_trace", check_same_seed_same_trace, {}
         if spec.random:
             yield "check_other_seed_other_trace", check_other_seed_other_trace, {}
@@ -440,6 +472,7 @@ def yield_checks(spec: Spec) -> Iterator[tuple[str, Check, dict[str, Any]]]:
     for name in sorted(spec.cls._get_param_names()):
         yield f"check_invalid_params-{name}", check_invalid_params, {"name": name}
     if spec.stepwise:
+        yield "check_verb_resumes", check_verb_resumes, {}
         for k in spec.resume_steps:
             yield (
                 f"check_resume_equals_uninterrupted-k{k}",

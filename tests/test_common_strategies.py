@@ -79,7 +79,7 @@ def _acquisition_data() -> tuple[FairDataset, FairDataset, FairDataset]:
 
 def _run_acquirer(strategy: Any, **resume: Any) -> Any:
     train, val, pool = _acquisition_data()
-    return strategy.run(train, pool, validation=val, **resume)
+    return strategy.fit(train, pool, validation=val, **resume)
 
 
 def _acquirer_decisions(strategy: Any, output: Any) -> dict[str, Any]:
@@ -110,7 +110,7 @@ def _acquirer(cls: type[Acquirer], *, random: bool = True, **kw: Any) -> Spec:
 
 # -- sampling: group samplers -------------------------------------------------------------
 def _run_sampler(strategy: Any, **resume: Any) -> Any:
-    return strategy.run(GeneratorOracle(SyntheticModel1()), **resume)
+    return strategy.fit(GeneratorOracle(SyntheticModel1()), **resume)
 
 
 def _sampler_decisions(strategy: Any, output: Any) -> dict[str, Any]:
@@ -254,6 +254,10 @@ FILTER_SPEC = Spec(
     make=lambda: BalancedFilter(proxy=_filter_proxy(), random_state=0),
     run=_run_filter,
     decisions=lambda strategy, output: output,
+    # Its verbs filter given candidates (as a transformer does) and learn nothing from them:
+    # ``filter`` for a batch, ``filter_stream`` (a generator, so it cannot return the filter)
+    # for a stream, which takes callbacks and continue_from.
+    verb="filter_stream",
     # On resuming the caller passes the chunks after the checkpoint, and only their admitted
     # rows come out (one trace row per chunk).
     resume_tail=True,
@@ -445,3 +449,27 @@ def test_xfail_marks_name_checks_that_run() -> None:
         bases = {check_id.split("-")[0] for check_id in ids}
         stale = sorted(set(spec.xfail) - ids - bases)
         assert not stale, f"{cls.__name__}: xfail names checks that do not run: {stale}"
+
+
+def test_one_verb_for_every_strategy() -> None:
+    public = public_strategies()
+    kept = sorted(cls.__name__ for cls in public if hasattr(cls, "run"))
+    assert not kept, f"strategies with a run method (the verb is fit): {kept}"
+    missing = sorted(cls.__name__ for cls in public if not callable(getattr(cls, "fit", None)))
+    assert missing == ["BalancedFilter"], f"public strategies without fit: {missing}"
+    others = sorted(cls.__name__ for cls, spec in SPECS.items() if spec.verb != "fit")
+    assert others == ["BalancedFilter"], f"rows checked through another verb: {others}"
+
+
+#: Strategies fitted in one shot: ``fit`` takes no ``continue_from`` / ``callbacks`` and sets
+#: no ``trace_`` (a proxy's trace is the filter's that uses it; the regressor is closed-form).
+ONE_SHOT = {"AlphaBetaProxy", "InfluenceRegressor", "LabelProxy"}
+
+
+def test_only_the_one_shot_fits_skip_the_trace_and_resume_checks() -> None:
+    skipped = {cls.__name__ for cls, spec in SPECS.items() if not (spec.trace and spec.stepwise)}
+    assert skipped == ONE_SHOT, f"rows without the trace or resume checks: {sorted(skipped)}"
+    for cls, spec in SPECS.items():
+        ids = {check_id for check_id, _, _ in yield_checks(spec)}
+        if cls.__name__ not in ONE_SHOT:
+            assert {"check_trace_after_verb", "check_verb_resumes"} <= ids, cls.__name__

@@ -228,7 +228,7 @@ def test_warnings_name_the_callers_line_not_the_library():
     )
     acq = DataSiftAcquirer(budget=200, batch_size=60, n_partitions=8, random_state=0)
     with pytest.warns(PartitionDroppedWarning) as caught:
-        acq.run(train, pool, validation=val)
+        acq.fit(train, pool, validation=val)
     assert caught[0].filename == __file__
 
 

@@ -130,7 +130,7 @@ def test_strategies_accept_a_random_state() -> None:
     train, val, pool = ds.subset(range(60)), ds.subset(range(60, 120)), ds.subset(range(120, 300))
     a = RandomAcquirer(budget=40, batch_size=20, random_state=np.random.RandomState(1))
     b = RandomAcquirer(budget=40, batch_size=20, random_state=np.random.RandomState(1))
-    assert a.run(train, pool, validation=val) == b.run(train, pool, validation=val)
+    assert a.fit(train, pool, validation=val).trace_ == b.fit(train, pool, validation=val).trace_
     assert isinstance(a.trace_, Trace)
 
 

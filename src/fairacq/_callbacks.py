@@ -24,7 +24,7 @@ class Callback(Protocol):
 class CheckpointCallback:
     """Save the run so far every ``every`` steps, so a stopped run can resume.
 
-    Resume with ``strategy.run(..., continue_from=path)`` (or ``fit``): the same ``path``.
+    Resume with ``strategy.fit(..., continue_from=path)``: the same ``path``.
 
     What is written depends on the strategy:
 

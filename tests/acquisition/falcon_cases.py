@@ -51,7 +51,7 @@ def toy_run() -> Trace:
         random_state=2,
     )
     blocks = InMemoryPool(pool, block_rows=64, chunk_rows=128)
-    return acq.run(train, blocks, validation=val, test=val, costs=costs)
+    return acq.fit(train, blocks, validation=val, test=val, costs=costs).trace_
 
 
 @functools.cache
@@ -69,7 +69,7 @@ def adult_run() -> Trace:
     acq = FalconAcquirer(budget=300, batch_size=10, lam=0.8, warmup=50, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # lbfgs may stop at max_iter on a small training set
-        return acq.run(train, pool, validation=val, test=test)
+        return acq.fit(train, pool, validation=val, test=test).trace_
 
 
 CASES: dict[str, Callable[[], Trace]] = {"toy": toy_run, "adult": adult_run}

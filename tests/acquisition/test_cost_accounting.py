@@ -40,7 +40,7 @@ def _run(acq, data, **kw):
     train, val, pool = data
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return acq.run(train, pool, validation=val, **kw)
+        return acq.fit(train, pool, validation=val, **kw).trace_
 
 
 def _cum(values):
@@ -237,7 +237,9 @@ def test_runs_that_never_get_stuck_make_the_papers_choices(method, kw, seed, dig
     acq = make_acquirer(method, budget=300, batch_size=30, tau=0.0, random_state=seed, **kw)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        trace = acq.run(split.train, split.pool, validation=split.validation, test=split.test)
+        trace = acq.fit(
+            split.train, split.pool, validation=split.validation, test=split.test
+        ).trace_
     frame = trace.to_frame()
     rows = [
         [[int(i) for i in b], int(a), bool(c)]

@@ -31,7 +31,7 @@ def _run(acq, parts, **kw):
     train, val, test, pool = parts
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PartitionDroppedWarning)
-        return acq.run(train, pool, validation=val, test=test, **kw)
+        return acq.fit(train, pool, validation=val, test=test, **kw).trace_
 
 
 @pytest.mark.parametrize("cls", [DataSiftAcquirer, DataSiftInfAcquirer, AutoDataAcquirer])
@@ -66,7 +66,7 @@ def test_small_partitions_are_dropped_with_a_warning(parts):
         budget=800, batch_size=400, n_partitions=8, partitioning="kmeans", random_state=0
     )
     with pytest.warns(PartitionDroppedWarning):
-        acq.run(train, pool, validation=val)
+        acq.fit(train, pool, validation=val)
     labels = acq.partitioning_.labels
     taken = acq.acquired_
     assert not np.isin(labels[taken], acq.dropped_partitions_).any()
@@ -141,7 +141,7 @@ def test_multi_group_influence_runs():
     acq = DataSiftInfAcquirer(budget=200, batch_size=40, n_partitions=3, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PartitionDroppedWarning)
-        trace = acq.run(split.train, split.pool, validation=split.validation)
+        trace = acq.fit(split.train, split.pool, validation=split.validation).trace_
     assert np.isfinite(acq.pool_scores_).all()
     assert len(trace) >= 2
 

@@ -85,7 +85,9 @@ def test_datasift_inf_run_is_unchanged_by_the_shortcuts(monkeypatch):
         )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PartitionDroppedWarning)
-            trace = acq.run(split.train, split.pool, validation=split.validation, test=split.test)
+            trace = acq.fit(
+                split.train, split.pool, validation=split.validation, test=split.test
+            ).trace_
         return acq.acquired_, trace
 
     fast_rows, fast_trace = run()

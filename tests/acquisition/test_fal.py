@@ -77,9 +77,9 @@ def test_fal_score_on_a_tiny_case_by_hand():
     assert fal._scores(state, rows, 0.6) == pytest.approx(expected)
     assert fal._scores(state, rows, 0.2) == pytest.approx([0.2 * h_a + 0.8, 0.0, 0.8])
     # the run labels the best-scored row: C with alpha 0.6, A once fairness weighs more
-    fal.run(train, pool, validation=val)
+    fal.fit(train, pool, validation=val)
     assert fal.acquired_.tolist() == [2]
-    fal.set_params(alpha=0.2).run(train, pool, validation=val)
+    fal.set_params(alpha=0.2).fit(train, pool, validation=val)
     assert fal.acquired_.tolist() == [0]
 
 
@@ -88,8 +88,8 @@ def test_alpha_one_is_entropy_sampling():
     train, val, pool = ds.subset(range(80)), ds.subset(range(80, 200)), ds.subset(range(200, 500))
     fal = FALAcquirer(budget=30, batch_size=10, alpha=1.0, n_candidates=None, random_state=3)
     ent = EntropyAcquirer(budget=30, batch_size=10, random_state=3)
-    fal.run(train, pool, validation=val)
-    ent.run(train, pool, validation=val)
+    fal.fit(train, pool, validation=val)
+    ent.fit(train, pool, validation=val)
     assert fal.acquired_.tolist() == ent.acquired_.tolist()
 
 
@@ -100,7 +100,7 @@ def test_candidates_are_subsampled_and_alpha_adapts():
     fal = FALAcquirer(budget=3, n_candidates=5, alpha=0.0, random_state=0)
     original = fal._unfairness_with
     fal._unfairness_with = lambda *a: calls.append(1) or original(*a)  # type: ignore[method-assign]
-    trace = fal.run(train, pool, validation=val)
+    trace = fal.fit(train, pool, validation=val).trace_
     assert len(trace) == 4
     assert len(calls) == 3 * 5 * 2
     schedule = FALAcquirer(budget=110, alpha=0.5, adaptive_alpha=True)

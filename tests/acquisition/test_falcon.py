@@ -91,7 +91,7 @@ def test_fairness_round_takes_the_target_group_rows_closest_to_1_minus_r():
         policies=(0.7,),
         random_state=0,
     )
-    frame = acq.run(train, pool, validation=val).to_frame()
+    frame = acq.fit(train, pool, validation=val).trace_.to_frame()
     row = frame.iloc[1]
     assert (row["target_label"], row["target_group"], row["policy_r"]) == (1, 0, 0.7)
     # group a rows 0, 1, 3, 4 have P(y=1) 0.10, 0.28, 0.35, 0.90: closest to 0.3 are 1 then 3;
@@ -139,7 +139,7 @@ def test_exp3_state_round_trip():
 def test_postponed_rows_are_paid_but_not_trained_on():
     train, val, pool = _parts()
     acq = FalconAcquirer(budget=60, batch_size=10, warmup=20, random_state=1)
-    frame = acq.run(train, pool, validation=val).to_frame().iloc[1:]
+    frame = acq.fit(train, pool, validation=val).trace_.to_frame().iloc[1:]
     for _, row in frame.iterrows():
         kept, postponed = np.asarray(row["batch"], int), np.asarray(row["postponed"], int)
         assert (pool.y[kept] == row["target_label"]).all()
@@ -158,8 +158,8 @@ def test_lambda_zero_is_entropy_sampling():
     train, val, pool = _parts()
     falcon = FalconAcquirer(budget=50, batch_size=10, lam=0.0, random_state=4)
     entropy = EntropyAcquirer(budget=50, batch_size=10, random_state=4)
-    f_frame = falcon.run(train, pool, validation=val, test=val).to_frame()
-    e_frame = entropy.run(train, pool, validation=val, test=val).to_frame()
+    f_frame = falcon.fit(train, pool, validation=val, test=val).trace_.to_frame()
+    e_frame = entropy.fit(train, pool, validation=val, test=val).trace_.to_frame()
     assert falcon.acquired_.tolist() == entropy.acquired_.tolist()
     assert falcon.postponed_.size == 0
     assert (f_frame["target_label"] == -1).all()
@@ -171,9 +171,9 @@ def test_lambda_zero_is_entropy_sampling():
 def test_lambda_mixes_round_kinds_and_is_seeded():
     train, val, pool = _parts()
     runs = [
-        FalconAcquirer(budget=100, batch_size=5, lam=0.5, random_state=seed).run(
-            train, pool, validation=val
-        )
+        FalconAcquirer(budget=100, batch_size=5, lam=0.5, random_state=seed)
+        .fit(train, pool, validation=val)
+        .trace_
         for seed in (0, 0, 1)
     ]
     assert runs[0] == runs[1]
@@ -187,9 +187,9 @@ def test_resume_with_costs_equals_the_whole_run(tmp_path):
     train, val, pool = _parts()
     costs = np.where(np.arange(len(pool)) % 3 == 0, 2.0, 0.5)
     params = {"budget": 40.0, "batch_size": 4.0, "lam": 0.6, "warmup": 8, "random_state": 2}
-    whole = FalconAcquirer(**params).run(train, pool, validation=val, costs=costs)
+    whole = FalconAcquirer(**params).fit(train, pool, validation=val, costs=costs).trace_
     with pytest.raises(RuntimeError):
-        FalconAcquirer(**params).run(
+        FalconAcquirer(**params).fit(
             train,
             pool,
             validation=val,
@@ -197,8 +197,10 @@ def test_resume_with_costs_equals_the_whole_run(tmp_path):
             callbacks=[CheckpointCallback(tmp_path / "ck", every=1), _stop_after(6)],
         )
     assert len(Trace.load(tmp_path / "ck")) == 6
-    resumed = FalconAcquirer(**params).run(
-        train, pool, validation=val, costs=costs, continue_from=tmp_path / "ck"
+    resumed = (
+        FalconAcquirer(**params)
+        .fit(train, pool, validation=val, costs=costs, continue_from=tmp_path / "ck")
+        .trace_
     )
     assert resumed == whole
     assert whole.final("cost") <= 40.0
@@ -216,9 +218,9 @@ def _stop_after(k):
 def test_bad_metric_and_policies_are_refused():
     train, val, pool = _parts()
     with pytest.raises(InvalidParameterError, match="metric 'accuracy' cannot steer acquisition"):
-        FalconAcquirer(budget=10, metric="accuracy").run(train, pool, validation=val)
+        FalconAcquirer(budget=10, metric="accuracy").fit(train, pool, validation=val)
     with pytest.raises(InvalidParameterError, match="'policies' parameter of FalconAcquirer"):
-        FalconAcquirer(budget=10, policies=(0.5, 1.5)).run(train, pool, validation=val)
+        FalconAcquirer(budget=10, policies=(0.5, 1.5)).fit(train, pool, validation=val)
 
 
 def test_registry_builds_falcon_and_fal():
@@ -242,7 +244,7 @@ def test_a_fairness_round_scores_only_the_target_groups_rows_and_no_validation_a
     train, val, pool = _parts()
     CountingScoreIsX0.calls = []
     acq = FalconAcquirer(budget=10, batch_size=5, learner=CountingScoreIsX0(), random_state=0)
-    frame = acq.run(train, pool, validation=val).to_frame()
+    frame = acq.fit(train, pool, validation=val).trace_.to_frame()
     rounds = frame[frame["step"] > 0]
     assert (rounds["target_group"] >= 0).all()  # fairness rounds only (lam = 1)
     pool_s = pool.s

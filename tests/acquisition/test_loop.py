@@ -28,8 +28,10 @@ def test_fill_batch_respects_cost_capacity():
 def test_costs_budget_in_cost_units():
     train, val, pool = _parts()
     costs = np.where(np.arange(len(pool)) % 2 == 0, 1.0, 3.0)
-    trace = RandomAcquirer(budget=60, batch_size=20, random_state=0).run(
-        train, pool, validation=val, costs=costs
+    trace = (
+        RandomAcquirer(budget=60, batch_size=20, random_state=0)
+        .fit(train, pool, validation=val, costs=costs)
+        .trace_
     )
     frame = trace.to_frame()
     assert frame["cost"].iloc[-1] <= 60
@@ -37,7 +39,7 @@ def test_costs_budget_in_cost_units():
     for batch, bc in zip(frame["batch"].iloc[1:], frame["batch_cost"].iloc[1:], strict=True):
         assert costs[np.asarray(batch, dtype=int)].sum() == pytest.approx(bc)
     with pytest.raises(InvalidDataError, match="finite positive"):
-        RandomAcquirer(budget=10, batch_size=5).run(
+        RandomAcquirer(budget=10, batch_size=5).fit(
             train, pool, validation=val, costs=-np.ones(len(pool))
         )
 
@@ -45,11 +47,11 @@ def test_costs_budget_in_cost_units():
 def test_tau_stops_early():
     train, val, pool = _parts()
     acq = RandomAcquirer(budget=300, batch_size=20, tau=10.0, random_state=0)
-    trace = acq.run(train, pool, validation=val)
+    trace = acq.fit(train, pool, validation=val).trace_
     assert len(trace) == 1
     assert acq.stop_reason_ == "tau"
     capped = RandomAcquirer(budget=300, batch_size=20, max_evaluations=2, random_state=0)
-    assert len(capped.run(train, pool, validation=val)) == 3
+    assert len(capped.fit(train, pool, validation=val).trace_) == 3
     assert capped.stop_reason_ == "max_evaluations"
 
 
@@ -57,13 +59,13 @@ def test_single_class_training_set_rejected():
     train, val, pool = _parts()
     one_class = train.subset(np.flatnonzero(train.y == 1))
     with pytest.raises(InvalidDataError, match="single class"):
-        RandomAcquirer(budget=10, batch_size=5).run(one_class, pool, validation=val)
+        RandomAcquirer(budget=10, batch_size=5).fit(one_class, pool, validation=val)
 
 
 def test_entropy_prefers_uncertain_rows():
     train, val, pool = _parts()
     acq = EntropyAcquirer(budget=40, batch_size=40, random_state=0)
-    trace = acq.run(train, pool, validation=val)
+    trace = acq.fit(train, pool, validation=val).trace_
     from fairacq.models import make_learner, predict_scores
 
     model = make_learner("lr", random_state=int(np.random.SeedSequence(0).generate_state(1)[0]))
@@ -103,14 +105,14 @@ def test_interrupted_then_resumed_equals_uninterrupted(method, k, tmp_path):
     kw = {"budget": 200, "batch_size": 20, "tau": 0.0, "random_state": 4}
     if method.startswith("datasift"):
         kw["n_partitions"] = 3
-    full = make_acquirer(method, **kw).run(train, pool, validation=val, test=val)
+    full = make_acquirer(method, **kw).fit(train, pool, validation=val, test=val).trace_
     ck = CheckpointCallback(tmp_path / "ck", every=1)
     with pytest.raises(_Interrupt):
-        make_acquirer(method, **kw).run(
+        make_acquirer(method, **kw).fit(
             train, pool, validation=val, test=val, callbacks=[ck, _interrupt_at(k)]
         )
     acq = make_acquirer(method, **kw)
-    resumed = acq.run(train, pool, validation=val, test=val, continue_from=tmp_path / "ck")
+    resumed = acq.fit(train, pool, validation=val, test=val, continue_from=tmp_path / "ck").trace_
     assert len(full) > k + 1
     assert resumed == full
     assert acq.trace_ is resumed
@@ -126,6 +128,6 @@ def test_splits_that_are_not_fair_datasets_are_named():
     ]
     for kwargs, match in cases:
         with pytest.raises(InvalidDataError, match=match):
-            RandomAcquirer(budget=20, batch_size=10).run(train, pool, **kwargs)
+            RandomAcquirer(budget=20, batch_size=10).fit(train, pool, **kwargs)
     with pytest.raises(InvalidDataError, match="train must be a FairDataset, got ndarray"):
-        RandomAcquirer(budget=20, batch_size=10).run(train.to_numpy(), pool, validation=val)
+        RandomAcquirer(budget=20, batch_size=10).fit(train.to_numpy(), pool, validation=val)

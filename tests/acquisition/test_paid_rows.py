@@ -31,7 +31,7 @@ def _run(method, split, costs, **kw):
     acq = make_acquirer(method, budget=80.0, batch_size=20.0, tau=0.0, random_state=0, **kw)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        acq.run(split.train, split.pool, validation=split.validation, costs=costs)
+        acq.fit(split.train, split.pool, validation=split.validation, costs=costs)
     return acq
 
 

@@ -24,7 +24,7 @@ RUN = {"budget": 60, "batch_size": 20, "random_state": 4}
 
 
 def _run(acq):
-    return acq, acq.run(TRAIN, POOL, validation=VAL, test=TEST)
+    return acq, acq.fit(TRAIN, POOL, validation=VAL, test=TEST).trace_
 
 
 @pytest.mark.parametrize(
@@ -49,7 +49,7 @@ def test_every_step_measures_the_thresholded_model() -> None:
     expected = evaluate_thresholds(post, TEST, ["accuracy"], random_state=0)["accuracy"]
     # the run draws its own seed; the accuracy of a draw is close to any other draw's
     assert abs(trace.final("test_accuracy") - expected) < 0.06
-    plain = RandomAcquirer(**RUN).run(TRAIN, POOL, validation=VAL, test=TEST)
+    plain = RandomAcquirer(**RUN).fit(TRAIN, POOL, validation=VAL, test=TEST).trace_
     assert abs(trace.final("val_demographic_parity_diff_abs")) < abs(
         plain.final("val_demographic_parity_diff_abs")
     )
@@ -78,7 +78,7 @@ def test_it_is_registered_with_its_knob() -> None:
 )
 def test_bad_parameters_are_refused_before_any_work(params: dict, words: str) -> None:
     with pytest.raises(InvalidParameterError, match=words):
-        PostThresholdAcquirer(**{**RUN, **params}).run(TRAIN, POOL, validation=VAL)
+        PostThresholdAcquirer(**{**RUN, **params}).fit(TRAIN, POOL, validation=VAL)
 
 
 @pytest.mark.parametrize("placement", ["pool", "validation"])
@@ -97,7 +97,7 @@ def test_four_intersectional_groups_and_a_users_pipeline(placement: str) -> None
     acq = PostThresholdAcquirer(
         budget=100, batch_size=50, learner=model, tol=0.05, placement=placement, random_state=0
     )
-    acq.run(train, pool, validation=val)
+    acq.fit(train, pool, validation=val)
     # the rates hold on the rows the thresholds were placed on: pool and validation, or
     # validation alone (each group's "lower" quantile is off by at most one of its rows)
     placed = pool.concat(val) if placement == "pool" else val
@@ -127,7 +127,7 @@ def test_pool_placement_is_the_default_for_demographic_parity_only() -> None:
 def test_pool_placement_refuses_a_rate_that_needs_labels() -> None:
     acq = PostThresholdAcquirer(metric="equal_opportunity_diff", placement="pool", **RUN)
     with pytest.raises(InvalidParameterError, match="demographic parity only"):
-        acq.run(TRAIN, POOL, validation=VAL)
+        acq.fit(TRAIN, POOL, validation=VAL)
 
 
 def test_a_streamed_pool_places_the_same_thresholds_as_the_pool_in_memory(tmp_path) -> None:
@@ -137,7 +137,7 @@ def test_a_streamed_pool_places_the_same_thresholds_as_the_pool_in_memory(tmp_pa
     POOL.X.assign(label=POOL.y, group=POOL.sensitive["group"].to_numpy()).to_parquet(path)
     stream = ParquetPool(path, like=TRAIN, chunk_rows=64, block_rows=16)
     streamed = PostThresholdAcquirer(**RUN)
-    streamed.run(TRAIN, stream, validation=VAL)
+    streamed.fit(TRAIN, stream, validation=VAL)
     in_memory, _ = _run(PostThresholdAcquirer(**RUN))
     np.testing.assert_array_equal(
         streamed.thresholds_.model.thresholds, in_memory.thresholds_.model.thresholds
@@ -159,7 +159,7 @@ def test_a_validation_set_without_a_group_label_cell_falls_back_and_says_so(
     val = VAL.subset(np.flatnonzero((s == 0) | (y == 0)))  # (g1, label 1) is empty
     acq = PostThresholdAcquirer(metric=metric, **RUN)
     with pytest.warns(ResultWarning, match="group 'g1' has label 0 only") as told:
-        trace = acq.run(TRAIN, POOL, validation=val, test=TEST)
+        trace = acq.fit(TRAIN, POOL, validation=val, test=TEST).trace_
     assert len([w for w in told if w.category is ResultWarning]) == 1  # once, not per round
     assert len(trace) == 4
     assert np.isfinite(trace.final("test_accuracy"))

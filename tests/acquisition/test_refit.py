@@ -21,7 +21,7 @@ def _parts(n=700):
 
 def _run(acq, **kw):
     train, val, pool = _parts()
-    return acq.run(train, pool, validation=val, test=val, **kw)
+    return acq.fit(train, pool, validation=val, test=val, **kw).trace_
 
 
 def test_partial_refit_updates_from_the_current_model():

@@ -32,9 +32,9 @@ def _run(data, callbacks=(), continue_from=None, **kw):
     acq = DataSiftInfAcquirer(n_partitions=3, random_state=0, **kw)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return acq.run(
+        return acq.fit(
             train, pool, validation=val, callbacks=callbacks, continue_from=continue_from
-        )
+        ).trace_
 
 
 def test_datasift_inf_step_encodes_no_more_late_than_early(toy, monkeypatch):

@@ -71,7 +71,7 @@ def test_streamed_cli_run_matches_the_library_in_memory(files):
     plain = ds.with_sensitive("group")  # files carry no privileged group
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PartitionDroppedWarning)
-        acq.run(
+        acq.fit(
             plain.subset(range(150)),
             plain.subset(range(300, 800)),
             validation=plain.subset(range(150, 300)),

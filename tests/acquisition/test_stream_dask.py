@@ -58,7 +58,7 @@ def _order(method, train, val, pool, executor=None):
     acq = make_acquirer(method, budget=60, batch_size=15, tau=0.0, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PartitionDroppedWarning)
-        acq.run(train, pool, validation=val, executor=executor)
+        acq.fit(train, pool, validation=val, executor=executor)
     return acq
 
 

@@ -51,7 +51,7 @@ def _run(method, train, val, pool, **kw):
     acq = make_acquirer(method, **PARAMS)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PartitionDroppedWarning)
-        trace = acq.run(train, pool, validation=val, **kw)
+        trace = acq.fit(train, pool, validation=val, **kw).trace_
     return acq, trace.to_frame()
 
 
@@ -194,7 +194,7 @@ def test_bad_files_raise_clear_errors(splits, tmp_path):
         ParquetPool(tmp_path / "none.parquet", like=train)
     frame.to_parquet(path)
     with pytest.raises(BudgetError, match="budget"):
-        make_acquirer("random", budget=601, batch_size=10).run(
+        make_acquirer("random", budget=601, batch_size=10).fit(
             train, ParquetPool(path, like=train), validation=val
         )
 
@@ -224,6 +224,6 @@ def test_blocks_do_not_depend_on_chunks():
 
 def test_pool_type_is_checked(splits):
     with pytest.raises(InvalidParameterError, match="FairDataset or a PoolSource"):
-        make_acquirer("random", budget=10, batch_size=5).run(
+        make_acquirer("random", budget=10, batch_size=5).fit(
             splits[0], pd.DataFrame(), validation=splits[1]
         )

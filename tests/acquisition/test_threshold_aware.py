@@ -25,7 +25,7 @@ RUN = {"budget": 40, "batch_size": 20, "random_state": 4}
 
 
 def _run(acq, validation=VAL):
-    return acq, acq.run(TRAIN, POOL, validation=validation, test=TEST)
+    return acq, acq.fit(TRAIN, POOL, validation=validation, test=TEST).trace_
 
 
 def test_boundary_order_ranks_by_distance_to_the_rows_own_group_cut() -> None:
@@ -87,7 +87,7 @@ def test_it_is_registered_and_its_grid_is_fixed() -> None:
 )
 def test_bad_parameters_are_refused_before_any_work(params: dict, words: str) -> None:
     with pytest.raises(InvalidParameterError, match=words):
-        ThresholdAwareAcquirer(**{**RUN, **params}).run(TRAIN, POOL, validation=VAL)
+        ThresholdAwareAcquirer(**{**RUN, **params}).fit(TRAIN, POOL, validation=VAL)
 
 
 def test_a_validation_set_without_a_group_label_cell_falls_back_and_says_so_once() -> None:

@@ -282,12 +282,12 @@ def parts() -> dict[str, FairDataset]:
 def _run(parts, acquirer=None, **change: Any) -> Trace:
     inputs = {**parts, **change}
     acquirer = acquirer or RandomAcquirer(budget=20, batch_size=10, random_state=0)
-    return acquirer.run(
+    return acquirer.fit(
         inputs["train"],
         inputs["pool"],
         validation=inputs["validation"],
         **{k: v for k, v in inputs.items() if k not in ("train", "pool", "validation")},
-    )
+    ).trace_
 
 
 def _with_x(ds: FairDataset, column: str, index: list[int], value: float) -> pd.DataFrame:

@@ -207,13 +207,13 @@ def test_continue_from_a_trace_of_another_seed_or_pool_is_refused(
     ds = load_toy(300, random_state=0)
     train, val, pool = ds.subset(range(80)), ds.subset(range(80, 150)), ds.subset(range(150, 300))
     path = tmp_path / "ck"
-    RandomAcquirer(budget=20, batch_size=10, random_state=0).run(
+    RandomAcquirer(budget=20, batch_size=10, random_state=0).fit(
         train, pool, validation=val, callbacks=[CheckpointCallback(path, every=1)]
     )
     other = ds.subset(range(150, 150 + change.get("pool", 150)))
     again = RandomAcquirer(budget=20, batch_size=10, random_state=change.get("random_state", 0))
     assert_api_error(
-        lambda: again.run(train, other, validation=val, continue_from=path),
+        lambda: again.fit(train, other, validation=val, continue_from=path).trace_,
         (fragment, "start afresh"),
         InvalidParameterError,
     )

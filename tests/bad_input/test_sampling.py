@@ -181,94 +181,103 @@ API_CASES: list[tuple[str, Any, type[FairacqError], Fragments]] = [
     ("unknown method", lambda d: make_sampler("aoptt"), UnknownNameError, "Did you mean 'aopt'?"),
     (
         "budget 1",
-        lambda d: AoptSampler(budget=1).run(_oracle(d)),
+        lambda d: AoptSampler(budget=1).fit(_oracle(d)).trace_,
         InvalidParameterError,
         "'budget'",
     ),
     (
         "budget float",
-        lambda d: AoptSampler(budget=20.5).run(_oracle(d)),
+        lambda d: AoptSampler(budget=20.5).fit(_oracle(d)).trace_,
         InvalidParameterError,
         "'budget'",
     ),
     (
         "budget str",
-        lambda d: UniformSampler(budget="40").run(_oracle(d)),
+        lambda d: UniformSampler(budget="40").fit(_oracle(d)).trace_,
         InvalidParameterError,
         "'budget'",
     ),
     (
         "budget > pool",
-        lambda d: UniformSampler(budget=10_000, random_state=0).run(_oracle(d)),
+        lambda d: UniformSampler(budget=10_000, random_state=0).fit(_oracle(d)).trace_,
         BudgetError,
         "ran out",
     ),
     (
         "b0 0",
-        lambda d: AoptSampler(budget=40, b0=0).run(_oracle(d)),
+        lambda d: AoptSampler(budget=40, b0=0).fit(_oracle(d)).trace_,
         InvalidParameterError,
         "'b0'",
     ),
     (
         "mode typo",
-        lambda d: AoptSampler(budget=40, mode="exct").run(_oracle(d)),
+        lambda d: AoptSampler(budget=40, mode="exct").fit(_oracle(d)).trace_,
         InvalidParameterError,
         "Did you mean 'exact'?",
     ),
     (
         "loss typo",
-        lambda d: AoptSampler(budget=40, loss="hinge").run(_oracle(d)),
+        lambda d: AoptSampler(budget=40, loss="hinge").fit(_oracle(d)).trace_,
         InvalidParameterError,
         "'loss'",
     ),
     (
         "bound typo",
-        lambda d: AoptSampler(budget=40, bound="rademacer").run(_oracle(d)),
+        lambda d: AoptSampler(budget=40, bound="rademacer").fit(_oracle(d)).trace_,
         InvalidParameterError,
         "Did you mean 'rademacher'?",
     ),
     (
         "delta 1",
-        lambda d: AoptSampler(budget=40, delta=1.0).run(_oracle(d)),
+        lambda d: AoptSampler(budget=40, delta=1.0).fit(_oracle(d)).trace_,
         InvalidParameterError,
         "'delta'",
     ),
     (
         "epsilon 2",
-        lambda d: EpsilonGreedySampler(budget=40, epsilon=2).run(_oracle(d)),
+        lambda d: EpsilonGreedySampler(budget=40, epsilon=2).fit(_oracle(d)).trace_,
         InvalidParameterError,
         "'epsilon'",
     ),
     (
         "learner typo",
-        lambda d: UniformSampler(budget=40, mode="refit", learner="lrr").run(_oracle(d)),
+        lambda d: UniformSampler(budget=40, mode="refit", learner="lrr").fit(_oracle(d)).trace_,
         FairacqError,
         "lrr",
     ),
     (
         "learner object",
-        lambda d: UniformSampler(budget=40, learner=object()).run(_oracle(d)),
+        lambda d: UniformSampler(budget=40, learner=object()).fit(_oracle(d)).trace_,
         InvalidParameterError,
         "'learner'",
     ),
-    ("oracle is a dataset", lambda d: UniformSampler(budget=40).run(d), FairacqError, "oracle"),
+    (
+        "oracle is a dataset",
+        lambda d: UniformSampler(budget=40).fit(d).trace_,
+        FairacqError,
+        "oracle",
+    ),
     (
         "validation string",
-        lambda d: UniformSampler(budget=40).run(_oracle(d), validation="loo"),
+        lambda d: UniformSampler(budget=40).fit(_oracle(d), validation="loo").trace_,
         InvalidParameterError,
         ("'loo' is not known", "'cross'"),
     ),
     (
         "cross with torch learner",
-        lambda d: UniformSampler(budget=40, mode="incremental").run(
-            _oracle(d), validation="cross"
+        lambda d: (
+            UniformSampler(budget=40, mode="incremental")
+            .fit(_oracle(d), validation="cross")
+            .trace_
         ),
         InvalidParameterError,
         ("held-out predictions", "mode 'incremental'"),
     ),
     (
         "cross with slice tuner",
-        lambda d: make_sampler("slice-tuner", budget=40).run(_oracle(d), validation="cross"),
+        lambda d: (
+            make_sampler("slice-tuner", budget=40).fit(_oracle(d), validation="cross").trace_
+        ),
         InvalidParameterError,
         ("learning curves on held-out rows", "--validation paired"),
     ),
@@ -282,7 +291,7 @@ API_CASES: list[tuple[str, Any, type[FairacqError], Fragments]] = [
     ),
     (
         "validation 0 rows",
-        lambda d: UniformSampler(budget=40).run(_oracle(d), validation=0),
+        lambda d: UniformSampler(budget=40).fit(_oracle(d), validation=0).trace_,
         InvalidParameterError,
         "an int >= 1",
     ),
@@ -294,19 +303,19 @@ API_CASES: list[tuple[str, Any, type[FairacqError], Fragments]] = [
     ),
     (
         "callback NaN",
-        lambda d: UniformSampler(budget=20, random_state=0).run(_callback(bad="nan")),
+        lambda d: UniformSampler(budget=20, random_state=0).fit(_callback(bad="nan")).trace_,
         InvalidDataError,
         "NaN",
     ),
     (
         "callback short y",
-        lambda d: UniformSampler(budget=20, random_state=0).run(_callback(bad="short")),
+        lambda d: UniformSampler(budget=20, random_state=0).fit(_callback(bad="short")).trace_,
         InvalidDataError,
         "group",
     ),
     (
         "callback labels",
-        lambda d: UniformSampler(budget=20, random_state=0).run(_callback(bad="labels")),
+        lambda d: UniformSampler(budget=20, random_state=0).fit(_callback(bad="labels")).trace_,
         InvalidDataError,
         "0/1",
     ),
@@ -402,16 +411,20 @@ API_CASES: list[tuple[str, Any, type[FairacqError], Fragments]] = [
     ),
     (
         "validation with a group the oracle lacks",
-        lambda d: UniformSampler(budget=20, random_state=0).run(
-            DatasetOracle(_only_groups(d, 2)), validation=_only_groups(d, 3)
+        lambda d: (
+            UniformSampler(budget=20, random_state=0)
+            .fit(DatasetOracle(_only_groups(d, 2)), validation=_only_groups(d, 3))
+            .trace_
         ),
         InvalidDataError,
         ("has rows of group(s) 'c' that the oracle lacks", "oracle's groups only"),
     ),
     (
         "refit model with one probability column",
-        lambda d: UniformSampler(budget=20, random_state=0, learner=OneColumnProba()).run(
-            _oracle(d)
+        lambda d: (
+            UniformSampler(budget=20, random_state=0, learner=OneColumnProba())
+            .fit(_oracle(d))
+            .trace_
         ),
         DegenerateModelError,
         ("the sampler's model gave one probability column",),
@@ -436,22 +449,26 @@ def test_sampling_api(toy, name, call, kind, fragments) -> None:
 
 
 def test_resume_from_a_trace_of_another_seed(toy) -> None:
-    trace = UniformSampler(budget=20, random_state=0).run(_oracle(toy))
+    trace = UniformSampler(budget=20, random_state=0).fit(_oracle(toy)).trace_
     assert_api_error(
-        lambda: UniformSampler(budget=30, random_state=5).run(_oracle(toy), continue_from=trace),
+        lambda: (
+            UniformSampler(budget=30, random_state=5).fit(_oracle(toy), continue_from=trace).trace_
+        ),
         ("trace of seed 0", "random_state is seed 5", "Resume with random_state=0"),
         InvalidDataError,
     )
-    again = UniformSampler(budget=30, random_state=0).run(_oracle(toy), continue_from=trace)
+    again = UniformSampler(budget=30, random_state=0).fit(_oracle(toy), continue_from=trace).trace_
     assert again.to_frame()["cost"].iloc[-1] == 30  # the seed that wrote it resumes
 
 
 def test_resume_from_a_trace_of_another_spawned_seed(toy) -> None:
     first, second = np.random.SeedSequence(3).spawn(2)
-    trace = UniformSampler(budget=20, random_state=first).run(_oracle(toy))
+    trace = UniformSampler(budget=20, random_state=first).fit(_oracle(toy)).trace_
     assert_api_error(
-        lambda: UniformSampler(budget=30, random_state=second).run(
-            _oracle(toy), continue_from=trace
+        lambda: (
+            UniformSampler(budget=30, random_state=second)
+            .fit(_oracle(toy), continue_from=trace)
+            .trace_
         ),
         ("spawn key [0]", "spawn key [1]", "SeedSequence(3, spawn_key=(0,))"),
         InvalidDataError,
@@ -459,9 +476,11 @@ def test_resume_from_a_trace_of_another_spawned_seed(toy) -> None:
 
 
 def test_resume_from_another_samplers_trace(toy) -> None:
-    trace = UniformSampler(budget=20, random_state=0).run(_oracle(toy))
+    trace = UniformSampler(budget=20, random_state=0).fit(_oracle(toy)).trace_
     assert_api_error(
-        lambda: AoptSampler(budget=30, random_state=0).run(_oracle(toy), continue_from=trace),
+        lambda: (
+            AoptSampler(budget=30, random_state=0).fit(_oracle(toy), continue_from=trace).trace_
+        ),
         "'uniform' trace",
         InvalidDataError,
     )

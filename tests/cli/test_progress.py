@@ -198,7 +198,7 @@ def test_run_callback_moves_a_bar_with_an_acquirers_batches(stop_after):
         progress("acquire", 4, "batches", console=console, delay=0) as bar,
     ):
         warnings.simplefilter("ignore")
-        acq.run(train, pool, validation=val, callbacks=[run_callback(bar, offset=1), *callbacks])
+        acq.fit(train, pool, validation=val, callbacks=[run_callback(bar, offset=1), *callbacks])
         time.sleep(0.3)
     done = stop_after or 4
     assert bar.completed == done
@@ -211,7 +211,7 @@ def test_run_callback_counts_a_samplers_samples_by_cost():
     train, _, _ = _toy_split()
     bar = ProgressBar("sample", 40, "samples")
     sampler = make_sampler("uniform", budget=40, random_state=0)
-    trace = sampler.run(DatasetOracle(train), callbacks=[run_callback(bar, column="cost")])
+    trace = sampler.fit(DatasetOracle(train), callbacks=[run_callback(bar, column="cost")]).trace_
     assert bar.completed == trace.to_frame()["cost"].iloc[-1]
     assert 30 < bar.completed <= 40
 
@@ -236,8 +236,9 @@ def test_a_resumed_acquisition_starts_its_bar_at_the_checkpoints_cost(tmp_path, 
     class Acquirer:
         budget = 100
 
-        def run(self, train, pool, *, validation, test, costs, executor, callbacks, continue_from):
+        def fit(self, train, pool, *, validation, test, costs, executor, callbacks, continue_from):
             seen.append((bars[0].completed, bars[0].resumed, continue_from))
+            return self
 
     seen: list[tuple[float, float, object]] = []
     monkeypatch.setattr(_progress, "progress", shown)

@@ -132,6 +132,7 @@ def test_strategy_contract(
         run=lambda f, **kw: f.filter(X, s=s, **kw),
         decisions=lambda f, out: out.mask,
         stepwise=False,  # one batch is one step
+        verb="filter",
     )
     check_strategy(spec, tmp_path)
 

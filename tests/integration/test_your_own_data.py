@@ -137,7 +137,7 @@ def test_the_same_questions_through_the_api(files):
     acquirer = make_acquirer(
         "datasift", budget=40, batch_size=10, learner=pipe, tau=0.0001, random_state=0
     )
-    acquirer.run(split.train, pool, validation=split.validation, test=split.test, costs=costs)
+    acquirer.fit(split.train, pool, validation=split.validation, test=split.test, costs=costs)
     rows = acquired_rows(acquirer, pool)
     assert rows["fee"].sum() <= 40
 

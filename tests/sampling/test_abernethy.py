@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from fairacq import Trace
 from fairacq._base import Strategy
 from fairacq.data.synthetic import SyntheticModel1
 from fairacq.sampling import (
@@ -78,7 +77,7 @@ def test_p_zero_never_explores_and_p_one_always_does() -> None:
 def test_population_draws_follow_the_shares() -> None:
     oracle = GeneratorOracle(SyntheticModel1("I"), proportions=[0.75, 0.25])
     sampler = AbernethyGreedySampler(budget=1200, p=1.0, random_state=0)
-    frame = sampler.run(oracle).to_frame()
+    frame = sampler.fit(oracle).trace_.to_frame()
     drawn = frame.loc[frame["reason"] == "population", "group"]
     assert abs(np.mean(drawn == "u") - 0.75) < 0.06
 
@@ -131,11 +130,11 @@ def _oracle() -> GeneratorOracle:
 
 def test_learner_is_the_averaged_sgd_unless_a_learner_is_given() -> None:
     sampler = AbernethyGreedySampler(budget=20, random_state=0)
-    sampler.run(_oracle())
+    sampler.fit(_oracle())
     learner = sampler.trace_.meta["resume_state"]["learner"]
     assert learner["steps"] == 10  # one SGD step per training draw
     refit = AbernethyGreedySampler(budget=20, learner="lr", random_state=0)
-    refit.run(_oracle())
+    refit.fit(_oracle())
     assert refit._round_mode() == "refit"
     assert refit.trace_.meta["resume_state"]["learner"] == {}
 
@@ -158,15 +157,15 @@ def test_registered_beside_epsilon_greedy() -> None:
 def test_check_strategy(sampler: GroupSampler, tmp_path: Path) -> None:
     """Determinism, another seed, and resume equal to the whole run (SGD state restored)."""
 
-    def run(s: Strategy, **resume: Any) -> Trace:
+    def run(s: Strategy, **resume: Any) -> GroupSampler:
         assert isinstance(s, GroupSampler)
-        return s.run(_oracle(), test=20, **resume)
+        return s.fit(_oracle(), test=20, **resume)
 
     spec = Spec(
         cls=type(sampler),
         make=lambda: clone(sampler),
         run=run,
-        decisions=lambda s, trace: trace.to_frame(),
+        decisions=lambda s, fitted: fitted.trace_.to_frame(),
         resume_steps=(1, 3, 5),
     )
     check_strategy(spec, tmp_path)

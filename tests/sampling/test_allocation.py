@@ -112,9 +112,9 @@ def test_paper_default_is_unchanged_and_learner_implies_refit() -> None:
     with pytest.raises(InvalidParameterError, match="learner= is refitted"):
         AoptSampler(learner=_pipeline(), mode="incremental")._check_params()
     with pytest.raises(InvalidParameterError, match="'learner' parameter"):
-        AoptSampler(learner=LinearSVC(), budget=10).run(DatasetOracle(_table()))
+        AoptSampler(learner=LinearSVC(), budget=10).fit(DatasetOracle(_table()))
     with pytest.raises(InvalidParameterError, match="Cannot import"):
-        AoptSampler(learner="no_such_module_y:Model", budget=10).run(DatasetOracle(_table()))
+        AoptSampler(learner="no_such_module_y:Model", budget=10).fit(DatasetOracle(_table()))
 
 
 def test_refit_learner_one_class_and_predictions() -> None:
@@ -145,13 +145,13 @@ def test_refit_mode_resumes_to_the_uninterrupted_run(tmp_path: Path) -> None:
             raise _Interrupt
 
     with pytest.raises(_Interrupt):
-        make().run(
+        make().fit(
             DatasetOracle(data),
             test=15,
             callbacks=[CheckpointCallback(tmp_path / "ck", every=1), interrupt],
         )
-    resumed = make().run(DatasetOracle(data), test=15, continue_from=tmp_path / "ck")
-    full = make().run(DatasetOracle(data), test=15)
+    resumed = make().fit(DatasetOracle(data), test=15, continue_from=tmp_path / "ck").trace_
+    full = make().fit(DatasetOracle(data), test=15).trace_
     pd.testing.assert_frame_equal(
         resumed.to_frame().drop(columns="elapsed_s", errors="ignore"),
         full.to_frame().drop(columns="elapsed_s", errors="ignore"),
@@ -205,7 +205,7 @@ def test_a_group_running_out_sends_its_rounds_to_the_fallback() -> None:
         assert left.max() - left.min() <= 1
     ran_out = r"UniformSampler: group '\w+' ran out after \d+ of .* it had \d+ rows to draw"
     with pytest.raises(BudgetError, match=ran_out):  # every group runs out
-        UniformSampler(budget=10_000, random_state=0).run(DatasetOracle(data))
+        UniformSampler(budget=10_000, random_state=0).fit(DatasetOracle(data))
 
 
 def test_small_groups_warn_with_result_warning() -> None:
@@ -257,10 +257,10 @@ def test_resume_after_a_group_ran_out_equals_uninterrupted(tmp_path: Any) -> Non
     data = _table(n=100, tiny=10)
     make = lambda: UniformSampler(budget=40, random_state=2)  # noqa: E731
     with pytest.warns(ResultWarning, match="ran out"):
-        full = make().run(DatasetOracle(data))
-    first = make().run(DatasetOracle(data), callbacks=[lambda rec: rec.n_steps < 12])
+        full = make().fit(DatasetOracle(data)).trace_
+    first = make().fit(DatasetOracle(data), callbacks=[lambda rec: rec.n_steps < 12]).trace_
     first.save(tmp_path / "ck")
     with pytest.warns(ResultWarning, match="ran out"):
-        resumed = make().run(DatasetOracle(data), continue_from=Trace.load(tmp_path / "ck"))
+        resumed = make().fit(DatasetOracle(data), continue_from=Trace.load(tmp_path / "ck")).trace_
     pd.testing.assert_frame_equal(resumed.to_frame(), full.to_frame(), check_exact=True)
     assert resumed.meta["redirected_rounds"] == full.meta["redirected_rounds"] > 0

@@ -101,16 +101,22 @@ def test_samplers_take_the_cnn_by_mode_and_resume_exactly() -> None:
         return X, y
 
     oracle = CallbackOracle(fn, ["easy", "hard"])
-    full = AoptSampler(budget=60, b0=2, mode="incremental-cnn", random_state=0).run(
-        oracle, test=40
+    full = (
+        AoptSampler(budget=60, b0=2, mode="incremental-cnn", random_state=0)
+        .fit(oracle, test=40)
+        .trace_
     )
     assert full.final("cost") == 60.0
     assert full.final("test_acc_easy") > 0.9
-    head = AoptSampler(budget=30, b0=2, mode="incremental-cnn", random_state=0).run(
-        oracle, test=40
+    head = (
+        AoptSampler(budget=30, b0=2, mode="incremental-cnn", random_state=0)
+        .fit(oracle, test=40)
+        .trace_
     )
-    resumed = AoptSampler(budget=60, b0=2, mode="incremental-cnn", random_state=0).run(
-        oracle, test=40, continue_from=head
+    resumed = (
+        AoptSampler(budget=60, b0=2, mode="incremental-cnn", random_state=0)
+        .fit(oracle, test=40, continue_from=head)
+        .trace_
     )
     np.testing.assert_array_equal(
         resumed.to_frame()["val_loss_hard"], full.to_frame()["val_loss_hard"]

@@ -28,7 +28,7 @@ def _oracle() -> DatasetOracle:
 
 def test_every_sample_paid_for_trains() -> None:
     sampler = EpsilonGreedySampler(budget=40, random_state=0)
-    trace = sampler.run(_oracle(), validation="cross", test=20)
+    trace = sampler.fit(_oracle(), validation="cross", test=20).trace_
     frame = trace.to_frame()
     assert trace.meta["validation"] == "cross"
     assert len(frame) == 40
@@ -52,7 +52,7 @@ def test_last_round_losses_equal_the_closed_form_on_the_drawn_rows() -> None:
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(SamplingLoop, "_held_out_scores", spy)
-        trace = UniformSampler(budget=30, random_state=1).run(_oracle(), validation="cross")
+        trace = UniformSampler(budget=30, random_state=1).fit(_oracle(), validation="cross").trace_
     p = logistic_loo_proba(seen["model"], seen["X"], seen["y"])
     for g, name in enumerate(trace.meta["groups"]):
         rows = seen["z"] == g
@@ -73,13 +73,15 @@ def test_resume_equals_uninterrupted(make: Any, tmp_path: Path) -> None:
     def stop_after_7(rec: Any) -> bool:
         return rec.n_steps < 7
 
-    first = make().run(_oracle(), validation="cross", test=20, callbacks=[stop_after_7])
+    first = make().fit(_oracle(), validation="cross", test=20, callbacks=[stop_after_7]).trace_
     assert len(first) == 7
     first.save(tmp_path / "ckpt")
-    resumed = make().run(
-        _oracle(), validation="cross", test=20, continue_from=Trace.load(tmp_path / "ckpt")
+    resumed = (
+        make()
+        .fit(_oracle(), validation="cross", test=20, continue_from=Trace.load(tmp_path / "ckpt"))
+        .trace_
     )
-    full = make().run(_oracle(), validation="cross", test=20)
+    full = make().fit(_oracle(), validation="cross", test=20).trace_
     pd.testing.assert_frame_equal(resumed.to_frame(), full.to_frame(), check_exact=True)
 
 

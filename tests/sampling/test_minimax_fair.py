@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from fairacq import Trace
 from fairacq._base import Strategy
 from fairacq.data.synthetic import SyntheticModel1
 from fairacq.sampling import (
@@ -56,7 +55,7 @@ def _oracle() -> GeneratorOracle:
 
 def test_recorded_weights_are_the_regulator_updates_of_the_recorded_losses() -> None:
     sampler = MinimaxFairSampler(budget=60, eta0=2.0, random_state=3)
-    frame = sampler.run(_oracle()).to_frame()
+    frame = sampler.fit(_oracle()).trace_.to_frame()
     names = ["u", "v"]
     w = np.array([0.8, 0.2])  # the population's shares start the game
     for t, i in enumerate(range(2, len(frame)), start=1):  # rounds after Phase 1
@@ -72,7 +71,7 @@ def test_recorded_weights_are_the_regulator_updates_of_the_recorded_losses() -> 
 def test_draws_follow_the_weights() -> None:
     """A group whose loss stays larger gains weight and most of the draws."""
     sampler = MinimaxFairSampler(budget=400, random_state=0)
-    frame = sampler.run(_oracle()).to_frame()
+    frame = sampler.fit(_oracle()).trace_.to_frame()
     last = frame.iloc[-1]
     worse = "u" if last["val_loss_u"] > last["val_loss_v"] else "v"
     assert last[f"score_{worse}"] > 0.5
@@ -95,15 +94,15 @@ def test_registered() -> None:
 def test_check_strategy(sampler: GroupSampler, tmp_path: Path) -> None:
     """Determinism, another seed, and resume equal to the whole run (weights restored)."""
 
-    def run(s: Strategy, **resume: Any) -> Trace:
+    def run(s: Strategy, **resume: Any) -> GroupSampler:
         assert isinstance(s, GroupSampler)
-        return s.run(_oracle(), test=20, **resume)
+        return s.fit(_oracle(), test=20, **resume)
 
     spec = Spec(
         cls=type(sampler),
         make=lambda: clone(sampler),
         run=run,
-        decisions=lambda s, trace: trace.to_frame(),
+        decisions=lambda s, fitted: fitted.trace_.to_frame(),
         resume_steps=(1, 4, 7),
     )
     check_strategy(spec, tmp_path)

@@ -55,15 +55,15 @@ def all_samplers() -> list[GroupSampler]:
 def test_check_strategy(sampler: GroupSampler, tmp_path: Path) -> None:
     """The common checks (tests/checks.py) on each sampler's variants, with a test set."""
 
-    def run(s: Strategy, **resume: Any) -> Trace:
+    def run(s: Strategy, **resume: Any) -> GroupSampler:
         assert isinstance(s, GroupSampler)
-        return s.run(_oracle(), test=20, **resume)
+        return s.fit(_oracle(), test=20, **resume)
 
     spec = Spec(
         cls=type(sampler),
         make=lambda: clone(sampler),
         run=run,
-        decisions=lambda s, trace: trace.to_frame(),
+        decisions=lambda s, fitted: fitted.trace_.to_frame(),
         resume_steps=(1, 3),  # the battery tries more steps; the b0=4 variant has 5 rounds
     )
     check_strategy(spec, tmp_path)
@@ -72,7 +72,7 @@ def test_check_strategy(sampler: GroupSampler, tmp_path: Path) -> None:
 @pytest.mark.parametrize(("budget", "b0"), [(30, 1), (31, 1), (45, 4), (100, 3)])
 def test_allocation_spends_the_budget(budget: int, b0: int) -> None:
     sampler = AoptSampler(budget=budget, b0=b0, random_state=1)
-    trace = sampler.run(_oracle())
+    trace = sampler.fit(_oracle()).trace_
     frame = trace.to_frame()
     per_round = 2 * b0
     assert sum(sampler.allocation_.values()) * 2 == trace.final("cost")
@@ -86,7 +86,7 @@ def test_allocation_spends_the_budget(budget: int, b0: int) -> None:
 def test_aopt_moves_towards_the_minimax_mixture() -> None:
     target = MODEL1.minimax_pi_u  # about 0.20 for instance I
     finals = [
-        AoptSampler(budget=400, c0=0.1, random_state=seed).run(_oracle()).final("pi_u")
+        AoptSampler(budget=400, c0=0.1, random_state=seed).fit(_oracle()).trace_.final("pi_u")
         for seed in range(3)
     ]
     assert abs(np.mean(finals) - target) < 0.1
@@ -95,7 +95,7 @@ def test_aopt_moves_towards_the_minimax_mixture() -> None:
 
 def test_forced_exploration_keeps_t_to_the_xi() -> None:
     sampler = AoptSampler(budget=200, xi=0.5, c0=0.0, random_state=0)
-    frame = sampler.run(_oracle()).to_frame()
+    frame = sampler.fit(_oracle()).trace_.to_frame()
     rounds = frame["round"].to_numpy() + 1
     least = np.minimum(frame["n_u"].to_numpy(), frame["n_v"].to_numpy())
     # after each round every group holds at least floor(sqrt(t)) - 1 draws
@@ -104,7 +104,7 @@ def test_forced_exploration_keeps_t_to_the_xi() -> None:
 
 
 def test_greedy_picks_the_largest_validation_loss() -> None:
-    frame = GreedySampler(budget=60, loss="log", random_state=0).run(_oracle()).to_frame()
+    frame = GreedySampler(budget=60, loss="log", random_state=0).fit(_oracle()).trace_.to_frame()
     later = frame.iloc[2:]
     assert set(later["reason"]) == {"greedy"}
     previous = frame.iloc[1:-1]
@@ -114,29 +114,29 @@ def test_greedy_picks_the_largest_validation_loss() -> None:
 
 def test_uniform_and_uncurated_shares() -> None:
     uni = UniformSampler(budget=101, random_state=0)
-    uni.run(_oracle())
+    uni.fit(_oracle())
     assert uni.allocation_ == {"u": 25, "v": 25}
     skewed = GeneratorOracle(MODEL1, proportions=[0.8, 0.2])
-    pi_u = UncuratedSampler(budget=400, random_state=0).run(skewed).final("pi_u")
+    pi_u = UncuratedSampler(budget=400, random_state=0).fit(skewed).trace_.final("pi_u")
     assert pi_u == pytest.approx(0.8, abs=0.08)
 
 
 def test_epsilon_greedy_explores() -> None:
-    frame = EpsilonGreedySampler(budget=200, epsilon=0.5, random_state=0).run(_oracle())
+    frame = EpsilonGreedySampler(budget=200, epsilon=0.5, random_state=0).fit(_oracle()).trace_
     reasons = set(frame.to_frame()["reason"])
     assert {"explore", "greedy"} <= reasons
 
 
 def test_aopt_plus_trend_changes_the_scores() -> None:
     oracle = GeneratorOracle(SyntheticModel2())
-    plain = AoptPlusSampler(budget=80, c1=0.0, random_state=0).run(oracle).to_frame()
-    plus = AoptPlusSampler(budget=80, c1=1.0, mk_window=5, random_state=0).run(oracle)
+    plain = AoptPlusSampler(budget=80, c1=0.0, random_state=0).fit(oracle).trace_.to_frame()
+    plus = AoptPlusSampler(budget=80, c1=1.0, mk_window=5, random_state=0).fit(oracle).trace_
     assert plus.method == "aopt+"
     assert not plain["score_u"].equals(plus.to_frame()["score_u"])
 
 
 def test_trace_columns_and_test_set() -> None:
-    trace = AoptSampler(budget=40, random_state=0).run(_oracle(), test=50)
+    trace = AoptSampler(budget=40, random_state=0).fit(_oracle(), test=50).trace_
     frame = trace.to_frame()
     for col in ("group", "pi_u", "pi_v", "val_loss_u", "val_acc_v", "test_loss_u", "test_acc_v"):
         assert col in frame.columns
@@ -152,7 +152,7 @@ def test_fixed_validation_dataset_and_dataset_oracle() -> None:
     idx = np.random.default_rng(0).permutation(len(data))
     pool, val, test = data.subset(idx[:400]), data.subset(idx[400:500]), data.subset(idx[500:])
     sampler = AoptSampler(budget=60, b0=5, n0=2, random_state=0)
-    trace = sampler.run(DatasetOracle(pool), validation=val, test=test)
+    trace = sampler.fit(DatasetOracle(pool), validation=val, test=test).trace_
     frame = trace.to_frame()
     assert trace.final("cost") == 60
     assert sum(sampler.allocation_.values()) == 60  # no paired draws with a fixed validation set
@@ -160,8 +160,8 @@ def test_fixed_validation_dataset_and_dataset_oracle() -> None:
     assert not frame["test_worst_acc"].isna().any()
     again = AoptSampler(budget=60, b0=5, n0=2, random_state=0)
     oracle = DatasetOracle(pool)
-    assert again.run(oracle, validation=val, test=test) == trace
-    assert again.run(oracle, validation=val, test=test) == trace  # the oracle is reset
+    assert again.fit(oracle, validation=val, test=test).trace_ == trace
+    assert again.fit(oracle, validation=val, test=test).trace_ == trace  # the oracle is reset
 
 
 def _stop_after(n: int) -> Any:
@@ -182,15 +182,15 @@ def _stop_after(n: int) -> Any:
 )
 def test_resume_equals_uninterrupted(make: Any, tmp_path: Path) -> None:
     oracle = DatasetOracle(load_toy(400, random_state=0))
-    first = make().run(oracle, test=20, callbacks=[_stop_after(7)])
+    first = make().fit(oracle, test=20, callbacks=[_stop_after(7)]).trace_
     assert len(first) == 7
     first.save(tmp_path / "ckpt")
-    resumed = make().run(oracle, test=20, continue_from=Trace.load(tmp_path / "ckpt"))
+    resumed = make().fit(oracle, test=20, continue_from=Trace.load(tmp_path / "ckpt")).trace_
     if make().random_state is None:  # entropy comes from the checkpoint
         rerun = make().set_params(random_state=int(first.meta["resume_state"]["entropy"]))
-        full = rerun.run(oracle, test=20)
+        full = rerun.fit(oracle, test=20).trace_
     else:
-        full = make().run(oracle, test=20)
+        full = make().fit(oracle, test=20).trace_
     pd.testing.assert_frame_equal(resumed.to_frame(), full.to_frame(), check_exact=True)
 
 
@@ -203,32 +203,32 @@ def _uv_dataset(n_features: int) -> FairDataset:
 
 
 def test_held_out_test_dataset_with_generator_oracle() -> None:
-    trace = UniformSampler(budget=20, random_state=0).run(_oracle(), test=_uv_dataset(2))
+    trace = UniformSampler(budget=20, random_state=0).fit(_oracle(), test=_uv_dataset(2)).trace_
     assert trace.to_frame()["test_acc_u"].between(0, 1).all()
 
 
 def test_bad_input_raises_clear_errors() -> None:
     with pytest.raises(BudgetError, match="smaller than Phase 1"):
-        AoptSampler(budget=10, n0=6).run(_oracle())
+        AoptSampler(budget=10, n0=6).fit(_oracle())
     with pytest.raises(InvalidParameterError, match="'n0' parameter"):
-        AoptSampler(budget=10, n0=1).run(_oracle())
+        AoptSampler(budget=10, n0=1).fit(_oracle())
     with pytest.raises(InvalidParameterError, match="bound"):
-        AoptSampler(bound="hoeffding").run(_oracle())
+        AoptSampler(bound="hoeffding").fit(_oracle())
     with pytest.raises(InvalidParameterError, match="group oracle"):
-        UniformSampler().run(load_toy(50))  # type: ignore[arg-type]
+        UniformSampler().fit(load_toy(50))  # type: ignore[arg-type]
     with pytest.raises(InvalidParameterError, match="an int >= 1"):
-        UniformSampler(budget=20).run(_oracle(), test=0)
+        UniformSampler(budget=20).fit(_oracle(), test=0)
     data = load_toy(300, n_groups=3, random_state=0)
     two_groups = data.subset(np.flatnonzero(np.asarray(data.s) < 2))
     with pytest.raises(InvalidDataError, match="no samples of group 'g2'"):
-        UniformSampler(budget=20).run(DatasetOracle(data), validation=two_groups)
+        UniformSampler(budget=20).fit(DatasetOracle(data), validation=two_groups)
     with pytest.raises(InvalidDataError, match="feature columns"):
-        UniformSampler(budget=20).run(_oracle(), test=_uv_dataset(n_features=3))
-    trace = UniformSampler(budget=20, random_state=0).run(_oracle())
+        UniformSampler(budget=20).fit(_oracle(), test=_uv_dataset(n_features=3))
+    trace = UniformSampler(budget=20, random_state=0).fit(_oracle()).trace_
     with pytest.raises(InvalidDataError, match="Resume with the sampler"):
-        GreedySampler(budget=30).run(_oracle(), continue_from=trace)
+        GreedySampler(budget=30).fit(_oracle(), continue_from=trace)
     with pytest.raises(BudgetError, match="group 'g1'"):
-        UniformSampler(budget=10_000).run(DatasetOracle(load_toy(60)))
+        UniformSampler(budget=10_000).fit(DatasetOracle(load_toy(60)))
 
 
 def test_callback_oracle_with_wrong_shape_fails_inside_run() -> None:
@@ -236,7 +236,7 @@ def test_callback_oracle_with_wrong_shape_fails_inside_run() -> None:
         return rng.normal(size=(n, 2)), rng.integers(0, 2, size=n + (group == "b"))
 
     with pytest.raises(InvalidDataError, match="group 'b'"):
-        UniformSampler(budget=20, random_state=0).run(CallbackOracle(fn, ["a", "b"]))
+        UniformSampler(budget=20, random_state=0).fit(CallbackOracle(fn, ["a", "b"]))
 
 
 _INVALID = {int: -7, float: float("nan"), str: "__no_such_option__"}
@@ -248,7 +248,7 @@ def test_invalid_parameters_rejected(sampler: GroupSampler) -> None:
         bad = _INVALID.get(type(value), object())
         broken = sampler.__class__(**{**sampler.get_params(deep=False), name: bad})
         with pytest.raises(InvalidParameterError, match=f"'{name}' parameter of"):
-            broken.run(_oracle())
+            broken.fit(_oracle())
 
 
 @settings(max_examples=15, deadline=None)
@@ -259,9 +259,9 @@ def test_uniform_allocation_property(budget: int, b0: int, paired: bool) -> None
     sampler = UniformSampler(budget=budget, b0=b0, random_state=0)
     if budget < 2 * per_round:
         with pytest.raises(BudgetError):
-            sampler.run(_oracle(), validation=validation)
+            sampler.fit(_oracle(), validation=validation)
         return
-    trace = sampler.run(_oracle(), validation=validation)
+    trace = sampler.fit(_oracle(), validation=validation).trace_
     drawn = sum(sampler.allocation_.values()) * (2 if paired else 1)
     assert drawn == trace.final("cost")
     assert 0 <= budget - drawn < per_round
@@ -286,13 +286,13 @@ def test_interrupted_then_resumed_from_checkpoint_path_equals_uninterrupted(
     oracle = DatasetOracle(load_toy(400, random_state=0))
     make = lambda: AoptSampler(budget=40, random_state=np.random.RandomState(5))  # noqa: E731
     with pytest.raises(_Interrupt):
-        make().run(
+        make().fit(
             oracle, test=20, callbacks=[CheckpointCallback(tmp_path / "ck", every=1), interrupt]
         )
     sampler = make()
-    resumed = sampler.run(oracle, test=20, continue_from=tmp_path / "ck")
+    resumed = sampler.fit(oracle, test=20, continue_from=tmp_path / "ck").trace_
     seed = int(resumed.meta["resume_state"]["entropy"])  # drawn from the RandomState once
-    full = AoptSampler(budget=40, random_state=seed).run(oracle, test=20)
+    full = AoptSampler(budget=40, random_state=seed).fit(oracle, test=20).trace_
     assert resumed.to_frame().equals(full.to_frame())
     assert sampler.trace_ is resumed
     assert resumed.meta["stop_reason"] == "budget"

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from fairacq import Trace
 from fairacq._base import Strategy
 from fairacq.data import load_toy
 from fairacq.data.synthetic import SyntheticModel1
@@ -134,7 +133,7 @@ def _small(**kw: Any) -> SliceTunerSampler:
 
 def test_rounds_follow_the_plan_then_a_new_iteration() -> None:
     sampler = _small(strategy="conservative", T=0.2)
-    frame = sampler.run(_oracle()).to_frame()
+    frame = sampler.fit(_oracle()).trace_.to_frame()
     assert set(frame["reason"]) == {"initial", "plan"}
     rule = sampler.trace_.meta["resume_state"]["rule"]
     assert rule["iteration"] >= 2  # the ratio may move by 0.2 only: the budget takes several
@@ -145,14 +144,14 @@ def test_rounds_follow_the_plan_then_a_new_iteration() -> None:
 
 def test_one_shot_plans_once_and_spends_the_budget() -> None:
     sampler = _small(strategy="one-shot")
-    trace = sampler.run(_oracle())
+    trace = sampler.fit(_oracle()).trace_
     assert trace.meta["resume_state"]["rule"]["iteration"] == 1
     assert trace.final("cost") == 60.0
 
 
 def test_aggressive_doubles_the_limit() -> None:
     sampler = _small(strategy="aggressive")
-    sampler.run(_oracle())
+    sampler.fit(_oracle())
     rule = sampler.trace_.meta["resume_state"]["rule"]
     assert rule["T"] == 2.0 ** rule["iteration"]
 
@@ -174,15 +173,15 @@ def test_registered_and_runs_in_trials() -> None:
 def test_check_strategy(sampler: GroupSampler, tmp_path: Path) -> None:
     """Determinism, another seed, resume mid-plan (k=1, 7, 12) equal to the whole run."""
 
-    def run(s: Strategy, **resume: Any) -> Trace:
+    def run(s: Strategy, **resume: Any) -> GroupSampler:
         assert isinstance(s, GroupSampler)
-        return s.run(_oracle(), test=20, **resume)
+        return s.fit(_oracle(), test=20, **resume)
 
     spec = Spec(
         cls=type(sampler),
         make=lambda: clone(sampler),
         run=run,
-        decisions=lambda s, trace: trace.to_frame(),
+        decisions=lambda s, fitted: fitted.trace_.to_frame(),
         resume_steps=(1, 7, 12),
     )
     check_strategy(spec, tmp_path)
@@ -236,7 +235,7 @@ def test_limit_applies_when_the_ratio_falls_too() -> None:
 
 def test_moderate_adds_one_to_the_limit_each_iteration() -> None:
     sampler = _small(strategy="moderate", T=0.2)
-    sampler.run(_oracle())
+    sampler.fit(_oracle())
     rule = sampler.trace_.meta["resume_state"]["rule"]
     assert rule["iteration"] >= 2
     assert rule["T"] == pytest.approx(0.2 + rule["iteration"])
@@ -252,7 +251,7 @@ def test_limited_plan_counts_whole_draws_of_b0() -> None:
 @pytest.mark.parametrize("strategy", ["one-shot"])
 def test_plan_targets_are_in_samples_of_b0(strategy: str) -> None:
     sampler = _small(strategy=strategy, T=0.5, b0=3)
-    frame = sampler.run(_oracle()).to_frame()
+    frame = sampler.fit(_oracle()).trace_.to_frame()
     rule = sampler.trace_.meta["resume_state"]["rule"]
     counts = [int(frame[f"n_{g}"].iloc[-1]) for g in ("u", "v")]
     assert rule["target"] == counts  # the last plan, in samples, is drawn in full

@@ -47,7 +47,9 @@ def test_trial_split_gives_the_pool_and_test_rows_of_each_trial():
         pool, test, run_seed = trial_split(data, seed)
         assert len(pool) + len(test) == len(data)
         np.testing.assert_allclose(pool.to_numpy().mean(axis=0), 0.0, atol=1e-9)
-        again = make_sampler("uniform", budget=40, random_state=run_seed).run(
-            DatasetOracle(pool), test=test
+        again = (
+            make_sampler("uniform", budget=40, random_state=run_seed)
+            .fit(DatasetOracle(pool), test=test)
+            .trace_
         )
         assert again.to_frame()["test_worst_acc"].equals(trace.to_frame()["test_worst_acc"])

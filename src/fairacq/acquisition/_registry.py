@@ -142,7 +142,11 @@ def acquire(
     executor: ChunkExecutor | None = None,
     **params: Any,
 ) -> Trace:
-    """Run acquisition method ``method`` and return its trace (see :meth:`Acquirer.run`).
+    """Fit acquisition method ``method`` and return its trace.
+
+    A shortcut for ``make_acquirer(method, **params).fit(...).trace_`` when only the trace
+    is wanted (the fitted acquirer, with ``acquired_`` and ``model_``, is dropped; see
+    :meth:`Acquirer.fit`).
 
     Examples
     --------
@@ -154,6 +158,8 @@ def acquire(
     >>> trace.final("cost")
     30.0
     """
-    return make_acquirer(method, **params).run(
-        train, pool, validation=validation, test=test, costs=costs, executor=executor
+    return (
+        make_acquirer(method, **params)
+        .fit(train, pool, validation=validation, test=test, costs=costs, executor=executor)
+        .trace_
     )

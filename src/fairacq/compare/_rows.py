@@ -107,13 +107,13 @@ def _acquire(
     # has no cost_model), since make_acquirer refuses any other.
     takes = make_acquirer(method).get_params(deep=False)
     acquirer = make_acquirer(method, **{k: v for k, v in shared.items() if k in takes})
-    trace = acquirer.run(
+    trace = acquirer.fit(
         parts.initial,
         parts.pool,
         validation=parts.validation,
         test=parts.test,
         costs=parts.pool_costs,
-    )
+    ).trace_
     values: dict[str, Any] = {"cost": float(trace.final("cost"))}
     values.update(_finals(trace, settings.metrics))
     values["stop_reason"] = str(acquirer.stop_reason_)

@@ -205,7 +205,7 @@ def _digits_task(config: DigitsConfig, seeds: TrialSeeds, task: tuple[str, int])
         mode="incremental-cnn",
         random_state=run_seed,
     )
-    trace: Trace = sampler.run(DatasetOracle(pool), test=test)
+    trace: Trace = sampler.fit(DatasetOracle(pool), test=test).trace_
     return trace
 
 

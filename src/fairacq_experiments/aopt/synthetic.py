@@ -188,7 +188,7 @@ def _fig2_task(
         random_state=seeds[trial],
     )
     model: Any = SyntheticModel2() if config.instance == "model2" else _model(config.instance)
-    trace: Trace = sampler.run(GeneratorOracle(model), test=config.n_test)
+    trace: Trace = sampler.fit(GeneratorOracle(model), test=config.n_test).trace_
     return trace
 
 

@@ -152,7 +152,7 @@ def _german_task(config: GermanConfig, seeds: TrialSeeds, task: tuple[str, int])
         epsilon=config.epsilon,
         random_state=run_seed,
     )
-    trace: Trace = sampler.run(oracle, validation=val, test=test)
+    trace: Trace = sampler.fit(oracle, validation=val, test=test).trace_
     return trace
 
 
@@ -422,7 +422,7 @@ def _ceiling_task(config: CeilingConfig, seeds: TrialSeeds, trial: int) -> dict[
         )
         out["alone"] = _alone_accuracies(train, held_out, m)
     sampler = make_sampler("aopt", budget=config.aopt_budget, c0=config.c0, random_state=run_seed)
-    out["aopt"] = sampler.run(DatasetOracle(pool), test=test)
+    out["aopt"] = sampler.fit(DatasetOracle(pool), test=test).trace_
     return out
 
 

@@ -111,7 +111,9 @@ def run_task(
     with warnings.catch_warnings():
         # dropped partitions are recorded in the trace's metadata and listed in the notes
         warnings.simplefilter("ignore", PartitionDroppedWarning)
-        return acquirer.run(split.train, split.pool, validation=split.validation, test=split.test)
+        return acquirer.fit(
+            split.train, split.pool, validation=split.validation, test=split.test
+        ).trace_
 
 
 def _fixed_children(seed: np.random.SeedSequence, n: int) -> list[np.random.SeedSequence]:

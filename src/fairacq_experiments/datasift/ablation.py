@@ -120,7 +120,9 @@ def _run_variant(
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PartitionDroppedWarning)
-        trace = acquirer.run(split.train, split.pool, validation=split.validation, test=split.test)
+        trace = acquirer.fit(
+            split.train, split.pool, validation=split.validation, test=split.test
+        ).trace_
     return float(trace.final(f"test_{config.metric}"))
 
 

@@ -68,9 +68,9 @@ def _trial(config: DemoConfig, seed: np.random.SeedSequence) -> dict[str, Trace]
         )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PartitionDroppedWarning)
-            out[method] = acquirer.run(
+            out[method] = acquirer.fit(
                 split.train, split.pool, validation=split.validation, test=split.test
-            )
+            ).trace_
     return out
 
 

@@ -92,7 +92,9 @@ def _run_one(
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PartitionDroppedWarning)
-        trace = acquirer.run(split.train, pool, validation=split.validation, test=split.test)
+        trace = acquirer.fit(
+            split.train, pool, validation=split.validation, test=split.test
+        ).trace_
     evaluations = max(acquirer.n_evaluations_, 1)
     return {
         "final": float(trace.final(f"test_{config.metric}")),

@@ -155,7 +155,7 @@ def rows_task(
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PartitionDroppedWarning)
-        trace: Trace = acquirer.run(train, pool, validation=val, test=test)
+        trace: Trace = acquirer.fit(train, pool, validation=val, test=test).trace_
     return trace
 
 
@@ -246,7 +246,7 @@ def uniform_training_rows(
     assert ids.group_names == pool.group_names
     oracle = _RecordingOracle(ids)
     sampler = make_sampler("uniform", budget=budget, random_state=seed, learner=DummyClassifier())
-    sampler.run(oracle)
+    sampler.fit(oracle)
     rows = np.concatenate([X[:, 0] for _, X, _ in oracle.draws[0::2]]).astype(np.int64)
     return pool.subset(rows)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 import numpy as np
 from numpy.typing import NDArray
@@ -72,14 +72,14 @@ class Acquirer(Strategy):
         paid twice), so the budget bounds the rows evaluated and the run stops when the paid
         rows reach it. Methods that keep every batch (Random, Entropy, Inf) run the same under
         both. The trace's ``cost`` is the cost paid under the model; ``rows_paid``,
-        ``labels_seen`` and ``rows_evaluated`` count the rest (:meth:`run`).
+        ``labels_seen`` and ``rows_evaluated`` count the rest (:meth:`fit`).
     random_state : int, Generator, SeedSequence, RandomState or None
         Controls every random draw.
 
     Attributes
     ----------
     trace_ : Trace
-        The last run's trace (what :meth:`run` returned).
+        The trace of the last :meth:`fit`: one row per evaluation (see :meth:`fit`).
     acquired_ : ndarray of int
         Pool positions acquired, in order.
     stop_reason_ : str
@@ -186,7 +186,7 @@ class Acquirer(Strategy):
         return type(self).__name__.removesuffix("Acquirer").lower()
 
     # -- the loop ----------------------------------------------------------------------------
-    def run(
+    def fit(
         self,
         train: FairDataset,
         pool: FairDataset | PoolSource,
@@ -197,8 +197,8 @@ class Acquirer(Strategy):
         continue_from: Trace | str | os.PathLike[str] | None = None,
         callbacks: Sequence[Callback] = (),
         executor: ChunkExecutor | None = None,
-    ) -> Trace:
-        """Acquire pool rows batch by batch and record each evaluation.
+    ) -> Self:
+        """Acquire pool rows batch by batch and record each evaluation in ``trace_``.
 
         Parameters
         ----------
@@ -231,8 +231,9 @@ class Acquirer(Strategy):
 
         Returns
         -------
-        Trace
-            Step 0 is the initial model. Each later step is one evaluated batch with columns
+        Acquirer
+            ``self``, fitted: ``trace_`` holds the run's :class:`~fairacq.Trace`, whose
+            step 0 is the initial model. Each later step is one evaluated batch with columns
             ``batch`` (pool positions), ``arm``, ``accepted``, ``batch_cost``, ``n_train``,
             ``val_<metric>`` / ``test_<metric>`` of the current model and
             ``candidate_val_fairness`` of the evaluated one. ``cost`` is the cost paid
@@ -292,7 +293,7 @@ class Acquirer(Strategy):
         self.timings_ = loop.timings
         self.trace_ = result.trace
         self._after_run(frame)
-        return result.trace
+        return self
 
     #: The loop the run uses (a subclass may pay for rows it then postpones, as Falcon does).
     _loop_class: ClassVar[type[AcquisitionLoop]] = AcquisitionLoop
@@ -446,7 +447,7 @@ def _check_types(name: str, **splits: Any) -> None:
         if not isinstance(value, FairDataset):
             got = "None" if value is None else type(value).__name__
             raise InvalidDataError(
-                f"{name}.run: {label} must be a FairDataset, got {got}. Build one with "
+                f"{name}.fit: {label} must be a FairDataset, got {got}. Build one with "
                 "fairacq.FairDataset(X, y, sensitive) or split one with "
                 "fairacq.data.split_datasift."
             )

@@ -27,7 +27,7 @@ __all__ = ["AcquisitionLoop", "fill_batch"]
 
 
 class AcquisitionLoop(RunLoop):
-    """The loop of :meth:`Acquirer.run <fairacq.acquisition.Acquirer.run>`.
+    """The loop of :meth:`Acquirer.fit <fairacq.acquisition.Acquirer.fit>`.
 
     Step 0 is the model on the initial training set; every later step evaluates one batch.
     A resumed run prepares the method on the initial state, as the uninterrupted run did, then

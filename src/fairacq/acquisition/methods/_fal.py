@@ -133,8 +133,8 @@ class FALAcquirer(Acquirer):
     >>> from fairacq.data import load_toy
     >>> ds = load_toy(300, random_state=0)
     >>> fal = FALAcquirer(budget=3, n_candidates=4, random_state=0)
-    >>> trace = fal.run(ds.subset(range(60)), ds.subset(range(160, 300)),
-    ...                 validation=ds.subset(range(60, 160)))
+    >>> trace = fal.fit(ds.subset(range(60)), ds.subset(range(160, 300)),
+    ...                 validation=ds.subset(range(60, 160))).trace_
     >>> len(trace), fal.acquired_.size
     (4, 3)
     """

@@ -151,7 +151,7 @@ class FalconAcquirer(PaidRowsAcquirer):
     >>> train, val, pool = ds.subset(range(60)), ds.subset(range(60, 160)), ds.subset(
     ...     range(160, 400))
     >>> falcon = FalconAcquirer(budget=20, batch_size=5, random_state=0)
-    >>> frame = falcon.run(train, pool, validation=val).to_frame()
+    >>> frame = falcon.fit(train, pool, validation=val).trace_.to_frame()
     >>> int(frame["rows_paid"].iloc[-1])
     20
     >>> bool((frame["rows_evaluated"] <= frame["rows_paid"]).all())

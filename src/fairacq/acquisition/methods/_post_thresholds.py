@@ -154,8 +154,8 @@ class PostThresholdAcquirer(Acquirer):
     >>> from fairacq.data import load_toy
     >>> ds = load_toy(400, random_state=0)
     >>> acq = PostThresholdAcquirer(budget=40, batch_size=20, tol=0.05, random_state=0)
-    >>> trace = acq.run(ds.subset(range(100)), ds.subset(range(200, 400)),
-    ...                 validation=ds.subset(range(100, 200)))
+    >>> trace = acq.fit(ds.subset(range(100)), ds.subset(range(200, 400)),
+    ...                 validation=ds.subset(range(100, 200))).trace_
     >>> len(trace), acq.thresholds_.name
     (3, 'threshold-dp')
     """

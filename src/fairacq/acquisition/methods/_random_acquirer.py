@@ -56,8 +56,8 @@ class RandomAcquirer(Acquirer):
     >>> ds = load_toy(400)
     >>> train, val = ds.subset(range(100)), ds.subset(range(100, 200))
     >>> pool = ds.subset(range(200, 400))
-    >>> trace = RandomAcquirer(budget=40, batch_size=20, random_state=0).run(
-    ...     train, pool, validation=val)
+    >>> acq = RandomAcquirer(budget=40, batch_size=20, random_state=0)
+    >>> trace = acq.fit(train, pool, validation=val).trace_
     >>> len(trace), trace.final("cost")
     (3, 40.0)
     """

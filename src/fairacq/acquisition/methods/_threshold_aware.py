@@ -88,8 +88,8 @@ class ThresholdAwareAcquirer(Acquirer):
     >>> from fairacq.data import load_toy
     >>> ds = load_toy(400, random_state=0)
     >>> acq = ThresholdAwareAcquirer(budget=40, batch_size=20, tol=0.05, random_state=0)
-    >>> trace = acq.run(ds.subset(range(100)), ds.subset(range(200, 400)),
-    ...                 validation=ds.subset(range(100, 200)))
+    >>> trace = acq.fit(ds.subset(range(100)), ds.subset(range(200, 400)),
+    ...                 validation=ds.subset(range(100, 200))).trace_
     >>> len(trace), int(trace.final("labels_seen"))
     (3, 40)
     """

@@ -78,8 +78,8 @@ def acquisition_steps(trace: Trace) -> pd.DataFrame:
     >>> from fairacq.data import load_toy
     >>> ds = load_toy(300, random_state=0)
     >>> acq = RandomAcquirer(budget=20, batch_size=10, random_state=0)
-    >>> trace = acq.run(ds.subset(range(100)), ds.subset(range(200, 300)),
-    ...                 validation=ds.subset(range(100, 200)))
+    >>> trace = acq.fit(ds.subset(range(100)), ds.subset(range(200, 300)),
+    ...                 validation=ds.subset(range(100, 200))).trace_
     >>> steps = acquisition_steps(trace)
     >>> len(steps), int(steps["batch"].max()), bool(steps["trained_on"].all())
     (20, 2, True)

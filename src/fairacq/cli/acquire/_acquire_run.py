@@ -85,7 +85,7 @@ def run_method(
     ):
         bar.update(resumed, resumed=resumed)
         warnings.simplefilter("always")
-        acquirer.run(
+        acquirer.fit(
             inputs.train,
             inputs.pool,
             validation=inputs.validation,
@@ -121,7 +121,7 @@ def run_baseline(acquirer: Any, inputs: AcquireInputs, chunks: Any) -> dict[str,
         warnings.catch_warnings(),
     ):
         warnings.simplefilter("ignore")
-        trace = random.run(
+        trace = random.fit(
             inputs.train,
             inputs.pool,
             validation=inputs.validation,
@@ -129,7 +129,7 @@ def run_baseline(acquirer: Any, inputs: AcquireInputs, chunks: Any) -> dict[str,
             costs=inputs.costs,
             executor=chunks,
             callbacks=[run_callback(bar, column="cost")],
-        )
+        ).trace_
     return {"random": trace}
 
 

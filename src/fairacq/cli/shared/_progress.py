@@ -3,7 +3,7 @@
 A command wraps its work in :func:`progress` and counts what is done::
 
     with progress("acquire", total=40, unit="batches") as bar:
-        acquirer.run(..., callbacks=[run_callback(bar, offset=1)])
+        acquirer.fit(..., callbacks=[run_callback(bar, offset=1)])
 
 On a terminal a bar (done/total, elapsed, time left) appears once the run has taken
 :data:`DELAY` seconds, so quick commands stay quiet; when stderr is not a terminal (a log, a
@@ -310,7 +310,7 @@ def progress(
     ------
     ProgressBar
         Call it to advance, or ``update(completed, total=...)``; :func:`run_callback` turns
-        it into a callback of a strategy's ``run``/``fit``.
+        it into a callback of a strategy's ``fit``.
     """
     bar = ProgressBar(description, total, unit)
     display = _display(bar, console, delay, interval)
@@ -345,7 +345,7 @@ def _display(
 def run_callback(
     bar: ProgressBar, *, offset: float = 0, column: str | None = None
 ) -> ProgressCallback:
-    """Return a callback for ``strategy.run(..., callbacks=[...])`` that moves ``bar``.
+    """Return a callback for ``strategy.fit(..., callbacks=[...])`` that moves ``bar``.
 
     Parameters
     ----------

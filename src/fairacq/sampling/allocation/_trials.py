@@ -96,7 +96,7 @@ def _trial(
     oracle = DatasetOracle(pool, held_out=held_out)
     with warnings.catch_warnings():  # said once for all trials by run_sampler_trials
         warnings.filterwarnings("ignore", "The pool ran out", ResultWarning)
-        trace: Trace = sampler.run(oracle, validation=validation, test=test)
+        trace: Trace = sampler.fit(oracle, validation=validation, test=test).trace_
     return trace
 
 
@@ -141,7 +141,7 @@ def run_sampler_trials(
         ``"module:Class"``) the sampler refits, as a fresh clone, on every drawn sample each
         round (``mode="refit"``); None keeps the paper's learner.
     validation : {None, "cross"}, default=None
-        How each group's loss is measured (:meth:`GroupSampler.run`): None pays for a paired
+        How each group's loss is measured (:meth:`GroupSampler.fit`): None pays for a paired
         validation draw per training draw (Shekhar et al.); ``"cross"`` pays for none and measures
         it by held-out predictions on the training rows, so the whole budget trains.
     **params

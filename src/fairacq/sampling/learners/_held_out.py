@@ -1,7 +1,7 @@
 """Held-out predictions on the training rows themselves: leave-one-out and K-fold.
 
 A sampler that estimates each group's loss on its own training rows (``validation="cross"``
-of :meth:`GroupSampler.run <fairacq.sampling.GroupSampler.run>`) pays for no validation
+of :meth:`GroupSampler.fit <fairacq.sampling.GroupSampler.fit>`) pays for no validation
 draws; what it needs from its learner is, for every training row, a prediction of a model that
 did not see that row.
 

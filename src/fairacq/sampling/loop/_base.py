@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 import numpy as np
 from numpy.typing import NDArray
@@ -67,7 +67,7 @@ class GroupSampler(Strategy):
     Attributes
     ----------
     trace_ : Trace
-        The last run's trace (what :meth:`run` returned).
+        The trace of the last :meth:`fit`: one row per round (see :meth:`fit`).
     allocation_ : dict of str to int
         Training samples drawn from each group.
     n_rounds_ : int
@@ -127,7 +127,7 @@ class GroupSampler(Strategy):
         return mode
 
     def check_validation(self, validation: Any, mode: str | None = None) -> None:
-        """Refuse a ``validation`` argument of :meth:`run` this sampler cannot use.
+        """Refuse a ``validation`` argument of :meth:`fit` this sampler cannot use.
 
         Raises
         ------
@@ -153,7 +153,7 @@ class GroupSampler(Strategy):
         )
 
     # -- the loop --------------------------------------------------------------------------
-    def run(
+    def fit(
         self,
         oracle: GroupOracle,
         *,
@@ -161,8 +161,8 @@ class GroupSampler(Strategy):
         test: FairDataset | int | None = None,
         continue_from: Trace | str | os.PathLike[str] | None = None,
         callbacks: Sequence[Callback] = (),
-    ) -> Trace:
-        """Spend the budget round by round and record each round.
+    ) -> Self:
+        """Spend the budget round by round and record each round in ``trace_``.
 
         Parameters
         ----------
@@ -191,8 +191,9 @@ class GroupSampler(Strategy):
 
         Returns
         -------
-        Trace
-            One row per round: ``group``, ``group_code``, ``reason``, ``n_<g>`` and ``pi_<g>``
+        GroupSampler
+            ``self``, fitted: ``trace_`` holds the run's :class:`~fairacq.Trace`, one row per
+            round: ``group``, ``group_code``, ``reason``, ``n_<g>`` and ``pi_<g>``
             (training counts and mixture), ``score_<g>`` (selection score, NaN when unused),
             ``val_loss_<g>``, ``val_acc_<g>``, ``val_worst_acc``, with a test set
             ``test_loss_<g>``, ``test_acc_<g>``, ``test_worst_acc``, and ``cost`` (samples
@@ -256,7 +257,7 @@ class GroupSampler(Strategy):
         self.trace_ = result.trace
         if "exhausted" in result.trace.meta:
             warn_caller(exhausted_message([result.trace]), ResultWarning)
-        return result.trace
+        return self
 
 
 def exhausted_message(traces: Sequence[Trace], *, trials: bool = False) -> str:
@@ -287,18 +288,18 @@ def _check_validation(sampler: GroupSampler, validation: Any, mode: str) -> None
     name = type(sampler).__name__
     if validation != "cross":
         raise InvalidParameterError(
-            f"{name}.run: validation={validation!r} is not known. Give None (paired validation "
+            f"{name}.fit: validation={validation!r} is not known. Give None (paired validation "
             "draws), 'cross' (held-out estimates on the training rows), a FairDataset or an int."
         )
     if not hasattr(sampler._make_round_learner(mode, 0), "held_out_proba"):
         raise InvalidParameterError(
-            f"{name}.run: validation='cross' needs held-out predictions, which its learner "
+            f"{name}.fit: validation='cross' needs held-out predictions, which its learner "
             f"(mode {mode!r}) does not give. Use mode='exact' or 'refit', or paired validation "
             "draws (validation=None, --validation paired)."
         )
     if sampler.needs_held_out_rows:
         raise InvalidParameterError(
-            f"{name}.run: validation='cross' draws no validation rows, but this sampler fits "
+            f"{name}.fit: validation='cross' draws no validation rows, but this sampler fits "
             "its learning curves on held-out rows. Use paired validation draws (validation=None, "
             "--validation paired)."
         )

@@ -25,7 +25,7 @@ _EPS = 1e-12
 
 
 class SamplingLoop(RunLoop):
-    """The loop of :meth:`GroupSampler.run <fairacq.sampling.GroupSampler.run>`.
+    """The loop of :meth:`GroupSampler.fit <fairacq.sampling.GroupSampler.fit>`.
 
     Round ``t`` draws from the fixed children ``(t, 0)`` (the rule), ``(t, 1)`` (the oracle)
     and ``(t, 2)`` (the learner) of the run's root seed; a resumed run replays the recorded
@@ -243,7 +243,7 @@ class SamplingLoop(RunLoop):
     def _held_out_scores(self) -> list[tuple[float, float]]:
         """Each group's loss and accuracy from held-out predictions on its training rows."""
         X, y, z = self._training()
-        learner = cast(HeldOutEstimates, self.learner)  # checked by GroupSampler.run
+        learner = cast(HeldOutEstimates, self.learner)  # checked by GroupSampler.fit
         p = learner.held_out_proba(X, y, child_int(self.root, self.t, 3))
         rows = [np.flatnonzero(z == g) for g in range(len(self.names))]
         return [group_scores(p[r], y[r], self.sampler.loss) for r in rows]

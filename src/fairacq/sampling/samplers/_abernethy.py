@@ -63,7 +63,7 @@ default="averaged-sgd"
     >>> from fairacq.data.synthetic import SyntheticModel1
     >>> from fairacq.sampling import GeneratorOracle
     >>> s = AbernethyGreedySampler(budget=30, random_state=0)
-    >>> s.run(GeneratorOracle(SyntheticModel1())).final("cost")
+    >>> s.fit(GeneratorOracle(SyntheticModel1())).trace_.final("cost")
     30.0
     """
 

@@ -84,7 +84,8 @@ class AoptSampler(GroupSampler):
     --------
     >>> from fairacq.data.synthetic import SyntheticModel1
     >>> from fairacq.sampling import GeneratorOracle
-    >>> trace = AoptSampler(budget=40, random_state=0).run(GeneratorOracle(SyntheticModel1()))
+    >>> sampler = AoptSampler(budget=40, random_state=0).fit(GeneratorOracle(SyntheticModel1()))
+    >>> trace = sampler.trace_
     >>> len(trace), trace.final("cost")
     (20, 40.0)
     """
@@ -192,7 +193,7 @@ class AoptPlusSampler(AoptSampler):
     >>> from fairacq.data.synthetic import SyntheticModel2
     >>> from fairacq.sampling import GeneratorOracle
     >>> s = AoptPlusSampler(budget=60, c1=0.5, random_state=0)
-    >>> s.run(GeneratorOracle(SyntheticModel2())).final("cost")
+    >>> s.fit(GeneratorOracle(SyntheticModel2())).trace_.final("cost")
     60.0
     """
 

@@ -80,7 +80,7 @@ class EpsilonGreedySampler(GroupSampler):
     >>> from fairacq.data.synthetic import SyntheticModel1
     >>> from fairacq.sampling import GeneratorOracle
     >>> s = EpsilonGreedySampler(budget=30, random_state=0)
-    >>> len(s.run(GeneratorOracle(SyntheticModel1())))
+    >>> len(s.fit(GeneratorOracle(SyntheticModel1())).trace_)
     15
     """
 

@@ -90,7 +90,7 @@ class SliceTunerSampler(GroupSampler):
     >>> from fairacq.data.synthetic import SyntheticModel1
     >>> from fairacq.sampling import GeneratorOracle
     >>> s = SliceTunerSampler(budget=40, n_repeats=2, random_state=0)
-    >>> s.run(GeneratorOracle(SyntheticModel1())).final("cost")
+    >>> s.fit(GeneratorOracle(SyntheticModel1())).trace_.final("cost")
     40.0
     """
 
@@ -196,7 +196,7 @@ class SliceTunerSampler(GroupSampler):
         if state.training is None or state.validation is None:
             raise InvalidDataError(
                 "SliceTunerSampler needs the training and validation sets in the sampler "
-                "state; run it through GroupSampler.run."
+                "state; run it through GroupSampler.fit."
             )
         training = state.training()
         mode = self._round_mode()
