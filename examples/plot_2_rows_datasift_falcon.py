@@ -26,7 +26,12 @@ print(len(split.train), "rows to start from,", len(split.pool), "in the pool")
 datasift = DataSiftInfAcquirer(budget=200, batch_size=40, tau=0.02, random_state=0)
 datasift.fit(split.train, split.pool, validation=split.validation, test=split.test)
 trace = datasift.trace_
-print("stopped because of:", datasift.stop_reason_, "| first pool rows bought:", datasift.acquired_[:10])
+print(
+    "stopped because of:",
+    datasift.stop_reason_,
+    "| first pool rows bought:",
+    datasift.acquired_[:10],
+)
 
 # %%
 # The same through the functional form, for Falcon and Random.
