@@ -11,7 +11,8 @@ model treats groups of people more fairly?":
 
 Shared layers: :mod:`fairacq.data` (:class:`FairDataset`, loaders, splits, generators),
 :mod:`fairacq.metrics`, :mod:`fairacq.models`, :mod:`fairacq.reporting` and
-:mod:`fairacq.parallel` (executors). Every run returns a :class:`Trace`.
+:mod:`fairacq.parallel` (executors). Every run records a :class:`Trace`; every result
+(``*Result``) is a :class:`Result`: ``to_frame()``, ``save`` / ``load`` and a notebook view.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from fairacq.exceptions import (
 
 if TYPE_CHECKING:
     from fairacq._callbacks import CheckpointCallback
+    from fairacq._result import Result
     from fairacq._trace import Trace, TraceRecorder
     from fairacq.data import FairDataset
 
@@ -51,6 +53,7 @@ __all__ = [
     "MissingDependencyError",
     "NotFittedError",
     "ResourceLimitError",
+    "Result",
     "ResultWarning",
     "Trace",
     "TraceRecorder",
@@ -62,6 +65,7 @@ __all__ = [
 _LAZY = {
     "CheckpointCallback": "fairacq._callbacks",
     "FairDataset": "fairacq.data",
+    "Result": "fairacq._result",
     "Trace": "fairacq._trace",
     "TraceRecorder": "fairacq._trace",
 }
