@@ -30,8 +30,8 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q -m "not bench"
 
 lint: $(STAMP)
-	$(BIN)/ruff format --check src tests benchmarks
-	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks examples docs
+	$(BIN)/ruff check src tests benchmarks examples docs
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 

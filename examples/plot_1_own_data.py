@@ -95,7 +95,7 @@ traces = run_sampler_trials(data, "aopt", n_trials=3, budget=60, random_state=0)
 count_columns = [f"n_{name}" for name in data.group_names]
 per_trial = np.array([t.to_frame()[count_columns].iloc[-1] for t in traces])
 counts = recommend_counts(per_trial, budget=int(per_trial.sum(axis=1).max()))
-print(dict(zip(data.group_names, counts.counts.tolist())))
+print(dict(zip(data.group_names, counts.counts.tolist(), strict=True)))
 fig, ax = plt.subplots(figsize=(5, 3))
 ax.bar(data.group_names, counts.counts)
 ax.set_ylabel("samples to draw (Aopt)")
