@@ -115,4 +115,4 @@ result = compare_strategies(
     methods=["random", "entropy", "datasift-inf"],
 )
 print(result.recommendation.text)
-pd.DataFrame(result.table)
+result.to_frame()

@@ -29,14 +29,14 @@ proxy = fit_proxy(split.train, "alpha-beta", alpha=0.2, gamma=0.02, random_state
 # %%
 # Screen the held-out candidates: only their features are given to the filter.
 candidates = pd.DataFrame(split.test.X, columns=split.test.feature_names)
-result = BalancedFilter(proxy=proxy, random_state=0).filter(candidates)
-print(f"admitted {result.mask.sum()} of {len(candidates)} candidates")
+filt = BalancedFilter(proxy=proxy, random_state=0).fit(candidates)
+print(f"admitted {filt.mask_.sum()} of {len(candidates)} candidates")
 
 # %%
 # Each group's share among all candidates and among those admitted.
 names = list(split.test.group_names)
 before = np.bincount(split.test.s, minlength=len(names)) / len(split.test.s)
-after = np.bincount(split.test.s[result.mask], minlength=len(names)) / max(result.mask.sum(), 1)
+after = np.bincount(split.test.s[filt.mask_], minlength=len(names)) / max(filt.mask_.sum(), 1)
 fig, ax = plt.subplots(figsize=(8, 3.5))
 x = np.arange(len(names))
 ax.bar(x - 0.2, before, 0.4, label="candidates")

@@ -34,7 +34,7 @@ print(result.recommendation.text)
 gap = "demographic_parity_diff_abs"
 points = [
     {"label": row["method"], "x": row["accuracy"], "y": row[gap], "kind": row["kind"]}
-    for row in result.table
+    for row in result.to_frame().to_dict("records")
     if np.isfinite(row["accuracy"]) and np.isfinite(row[gap])
 ]
 fig, ax = plt.subplots(figsize=(7, 4))

@@ -89,8 +89,9 @@ class Spec:
     predict : callable or None, default=None
         ``predict(model)``: predictions of a fitted or reloaded model.
     verb : str, default="fit"
-        The method that does the work: ``fit`` (returns the strategy, fitted) for every
-        strategy but a filter of streams (``filter_stream``: a generator of admitted chunks).
+        The method that does the work: ``fit`` (returns the strategy, fitted) for every row
+        of the battery; ``filter_stream`` (a generator of admitted chunks) when
+        ``tests/filtering/test_filter.py`` runs the checks on the balanced filter's streams.
     other_seed : dict, default={"random_state": 12345}
         Parameters of the "another seed" run.
     xfail : mapping of str to str, default={}

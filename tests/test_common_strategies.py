@@ -16,7 +16,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairacq import Trace
 from fairacq._base import Strategy
 from fairacq.acquisition import (
     Acquirer,
@@ -240,27 +239,23 @@ def _filter_proxy() -> FittedProxy:
     return fitted
 
 
-def _run_filter(strategy: Any, **resume: Any) -> list[list[int]]:
+def _run_filter(strategy: Any, **resume: Any) -> Any:
     X, s = _proxy_data()
-    chunks = [(X.iloc[i : i + 50], s[i : i + 50]) for i in range(0, len(X), 50)]
-    if resume.get("continue_from") is not None:  # the caller passes the chunks that follow
-        chunks = chunks[len(Trace.load(resume["continue_from"])) :]
-    return [list(frame.index) for frame in strategy.filter_stream(chunks, **resume)]
+    return strategy.fit(X, s=s, **resume)
+
+
+def _filter_decisions(strategy: Any, output: Any) -> dict[str, Any]:
+    return {"mask": strategy.mask_, "admitted": list(strategy.admitted_.index)}
 
 
 FILTER_SPEC = Spec(
     cls=BalancedFilter,
-    # A FittedProxy (what load_proxy gives), so that clone keeps it fitted.
-    make=lambda: BalancedFilter(proxy=_filter_proxy(), random_state=0),
+    # A FittedProxy (what load_proxy gives), so that clone keeps it fitted. Six chunks of
+    # 50 rows: six steps to interrupt and resume (tests/filtering/test_filter.py runs the
+    # same checks on filter_stream).
+    make=lambda: BalancedFilter(proxy=_filter_proxy(), chunk_size=50, random_state=0),
     run=_run_filter,
-    decisions=lambda strategy, output: output,
-    # Its verbs filter given candidates (as a transformer does) and learn nothing from them:
-    # ``filter`` for a batch, ``filter_stream`` (a generator, so it cannot return the filter)
-    # for a stream, which takes callbacks and continue_from.
-    verb="filter_stream",
-    # On resuming the caller passes the chunks after the checkpoint, and only their admitted
-    # rows come out (one trace row per chunk).
-    resume_tail=True,
+    decisions=_filter_decisions,
 )
 
 
@@ -456,9 +451,11 @@ def test_one_verb_for_every_strategy() -> None:
     kept = sorted(cls.__name__ for cls in public if hasattr(cls, "run"))
     assert not kept, f"strategies with a run method (the verb is fit): {kept}"
     missing = sorted(cls.__name__ for cls in public if not callable(getattr(cls, "fit", None)))
-    assert missing == ["BalancedFilter"], f"public strategies without fit: {missing}"
+    assert not missing, f"public strategies without fit: {missing}"
     others = sorted(cls.__name__ for cls, spec in SPECS.items() if spec.verb != "fit")
-    assert others == ["BalancedFilter"], f"rows checked through another verb: {others}"
+    assert not others, f"rows checked through another verb: {others}"
+    extra = sorted(cls.__name__ for cls in public if hasattr(cls, "filter"))
+    assert not extra, f"strategies with a filter method (the verb is fit): {extra}"
 
 
 #: Strategies fitted in one shot: ``fit`` takes no ``continue_from`` / ``callbacks`` and sets

@@ -51,11 +51,17 @@ class _OtherResult(Result):
         return pd.DataFrame({"n": [self.n]})
 
 
+def _table() -> pd.DataFrame:
+    table = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]}, index=pd.Index([7, 9], name="id"))
+    table["c"] = pd.Series(["z", None], index=table.index, dtype=object)  # Python objects
+    return table
+
+
 def _toy(**changes: Any) -> _ToyResult:
     trace = Trace(pd.DataFrame({"step": [0, 1], "cost": [0.0, 2.0]}), {"method": "m", "seed": 3})
     fields: dict[str, Any] = {
         "values": np.array([0.5, np.nan, -np.inf]),
-        "table": pd.DataFrame({"a": [1, 2], "b": ["x", "y"]}, index=pd.Index([7, 9], name="id")),
+        "table": _table(),
         "parts": (_Part("rule", 1.5), _Part("other", 0.0)),
         "settings": {"alpha": 0.1, "nested": {"k": [1, (2, 3)]}, "none": None, "flag": True},
         "trace": trace,
@@ -69,6 +75,7 @@ def test_a_result_comes_back_field_for_field(tmp_path: Path) -> None:
     back = _ToyResult.load(original.save(tmp_path / "r"))
     np.testing.assert_array_equal(back.values, original.values)
     pd.testing.assert_frame_equal(back.table, original.table)
+    assert back.table["c"].tolist() == ["z", None]  # None, not NaN, in a column of objects
     assert back.parts == original.parts
     assert back.settings == {
         "alpha": 0.1,
@@ -178,7 +185,7 @@ def _forge(folder: Path, fields: dict[str, Any], name: str = "_ToyResult") -> No
     ("fields", "words"),
     [
         ({"values": {"$object": "system", "fields": {}}}, "names 'system', not a result"),
-        ({"values": {"$frame": "../../etc/passwd"}}, "names a file outside its folder"),
+        ({"values": {"$frame": {"file": "../../etc/passwd"}}}, "names a file outside its folder"),
         (
             {"values": {"$array": {"file": "data/1.parquet", "dtype": "O", "shape": [1]}}},
             "array of object",

@@ -243,7 +243,7 @@ class _Writer:
         table.to_parquet(where, index=False)
         return {"file": name, "dtype": value.dtype.str, "shape": list(value.shape)}
 
-    def _frame(self, value: pd.DataFrame) -> str:
+    def _frame(self, value: pd.DataFrame) -> dict[str, Any]:
         if not all(isinstance(c, str) for c in value.columns):
             raise TypeError("a table's column names must all be strings to be saved.")
         name, where = self._next(".parquet")
@@ -251,7 +251,9 @@ class _Writer:
             value.to_parquet(where)
         except (TypeError, ValueError) as exc:  # pyarrow: a column it cannot store
             raise TypeError(f"a table cannot be written as Parquet ({exc}).") from None
-        return name
+        # Parquet reads Python objects back as a text column with NaN for None
+        objects = [c for c in value.columns if value[c].dtype == object]
+        return {"file": name, "object_columns": objects}
 
 
 class _Reader:
@@ -273,7 +275,7 @@ class _Reader:
         if tag == "$array":
             return self._array(value[tag])
         if tag == "$frame":
-            return pd.read_parquet(self._file(value[tag]))
+            return self._frame(value[tag])
         if tag == "$trace":
             return Trace.load(self._file(value[tag]))
         return self._object(value[tag], value.get("fields"))
@@ -283,6 +285,16 @@ class _Reader:
         if not isinstance(name, str) or self.folder.resolve() not in where.parents:
             raise CorruptFileError(f"{self.folder / _DOCUMENT} names a file outside its folder.")
         return where
+
+    def _frame(self, spec: Any) -> pd.DataFrame:
+        if not isinstance(spec, dict):
+            raise CorruptFileError(f"{self.folder / _DOCUMENT} describes a table it cannot read.")
+        frame = pd.read_parquet(self._file(spec.get("file")))
+        for column in spec.get("object_columns") or ():
+            if column in frame.columns:
+                values = frame[column].astype(object)
+                frame[column] = values.where(values.notna(), None)
+        return frame
 
     def _array(self, spec: Any) -> np.ndarray:
         try:

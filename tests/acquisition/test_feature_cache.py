@@ -11,7 +11,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from fairacq.acquisition import ParquetPool, SerialChunkExecutor
+from fairacq.acquisition import InMemoryPool, ParquetPool, SerialChunkExecutor
 from fairacq.acquisition.pools._column_codes import ColumnCodes
 from fairacq.acquisition.pools._feature_cache import FeatureCache
 from fairacq.acquisition.pools._parquet_pool import ParquetReader
@@ -157,3 +157,17 @@ def test_no_room_for_the_copy_warns_and_reads_the_file(toy, pool_file, monkeypat
     np.testing.assert_array_equal(got.to_numpy(), toy.to_numpy()[[5, 250]])
     blocks = pool.map_blocks(lambda X, side: X)  # no second warning: the file is read
     np.testing.assert_array_equal(np.concatenate(blocks), toy.to_numpy())
+
+
+@pytest.mark.parametrize("kind", ["parquet", "memory"])
+def test_rows_read_by_position_are_the_rows_take_gives(toy, pool_file, kind):
+    # The acquisition loop fits on read_rows / labels_at and builds take()'s dataset only for
+    # a kept batch: the two must give the same numbers, dtype included.
+    pool = ParquetPool(pool_file, like=toy) if kind == "parquet" else InMemoryPool(toy)
+    rows = [299, 3, 64, 3, 128]
+    taken = pool.take(rows)
+    np.testing.assert_array_equal(pool.read_rows(rows), taken.to_numpy())
+    labels = pool.labels_at(rows)
+    assert labels.dtype == taken.y.dtype == np.int64
+    np.testing.assert_array_equal(labels, toy.y[rows])
+    np.testing.assert_array_equal(pool.labels_at(np.array([], dtype=np.int64)), [])

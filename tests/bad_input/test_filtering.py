@@ -336,7 +336,7 @@ API_CASES: list[tuple[str, Any, type[FairacqError], Fragments]] = [
     ),
     (
         "filter unfitted proxy",
-        lambda t: BalancedFilter(proxy=LabelProxy(predictor="tree", weights="qp")).filter(
+        lambda t: BalancedFilter(proxy=LabelProxy(predictor="tree", weights="qp")).fit(
             pd.DataFrame(t[0])
         ),
         FairacqError,
@@ -346,7 +346,7 @@ API_CASES: list[tuple[str, Any, type[FairacqError], Fragments]] = [
         "filter seed",
         lambda t: BalancedFilter(
             proxy=LabelProxy(predictor="tree", weights="qp"), random_state=-1
-        ).filter(pd.DataFrame(t[0])),
+        ).fit(pd.DataFrame(t[0])),
         InvalidParameterError,
         "random_state",
     ),

@@ -66,6 +66,12 @@ def test_rows_report_renders_every_figure_in_a_browser(table_csv, tmp_path):
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
+    from fairacq.compare import CompareResult
+
+    traces = CompareResult.load(out / "result").traces  # each acquisition run's trace
+    entropy = next(r for r in summary["rows"] if r["method"] == "entropy")
+    assert len(traces["entropy"]) == 1  # one seed
+    assert traces["entropy"][0].to_frame()["cost"].iloc[-1] == pytest.approx(entropy["cost"])
     assert summary["recommendation"]["text"]
     assert {r["method"] for r in summary["rows"]} >= {"no action", "random", "threshold-dp"}
     dom = subprocess.run(
@@ -97,6 +103,12 @@ def test_groups_prints_the_table_and_the_recommendation(table_csv, tmp_path):
     assert summary["question"] == "groups"
     assert summary["config"]["budget"] == "80"
     assert summary["command"].startswith("fairacq ")
+    # the saved result holds every strategy's numbers, as the summary lists them
+    from fairacq.compare import CompareResult
+
+    saved = CompareResult.load(out / "result")
+    assert saved.to_frame()["method"].tolist() == [r["method"] for r in summary["rows"]]
+    assert saved.records == CompareResult.load(out / "result").records
 
 
 def test_cost_column_prices_the_pool_rows(table_csv, tmp_path):
@@ -149,6 +161,8 @@ def _never_called_fair(result) -> None:
 
 
 def test_two_seeds_report_the_front_the_intervals_and_thin_evidence(table_csv, tmp_path):
+    from scipy.stats import binomtest
+
     out = tmp_path / "thin"
     result = _run(
         "--data", table_csv, *ROLES, "--question", "rows", "--budget", "10%", "--seeds", 2,
@@ -164,7 +178,9 @@ def test_two_seeds_report_the_front_the_intervals_and_thin_evidence(table_csv, t
     assert summary["recommendation"]["evidence"]["seeds_needed"] >= 3
     for row in summary["rows"]:
         assert {"pareto", "met_interval", "ok_seeds", "same_as", "one_class_seeds"} <= set(row)
-        assert 0 <= row["met_interval"][0] <= row["met_interval"][1] <= 1
+        # the 95 % Wilson interval of met_seeds of 2, computed a second way by scipy
+        wilson = binomtest(row["met_seeds"], 2).proportion_ci(method="wilson")
+        assert row["met_interval"] == pytest.approx([wilson.low, wilson.high], abs=1e-6)
     assert any(row["pareto"] for row in summary["rows"])
     report = (out / "report.html").read_text()
     assert "on the accuracy-fairness-cost front" in report

@@ -28,12 +28,13 @@ def rows_result():
 
 
 def test_rows_runs_the_methods_random_and_the_comparators_on_each_seed(rows_result):
-    names = [row["method"] for row in rows_result.table]
+    frame = rows_result.to_frame()
+    names = frame["method"].tolist()
     assert names == [
         "no action", "datasift", "random", "threshold-dp", "random + threshold-dp",
     ]  # fmt: skip
-    assert all(row["seeds"] == 2 for row in rows_result.table)
-    costs = {row["method"]: row["cost"] for row in rows_result.table}
+    assert frame["seeds"].tolist() == [2] * 5
+    costs = dict(zip(names, frame["cost"], strict=True))
     assert costs["no action"] == costs["threshold-dp"] == 0
     assert costs["random + threshold-dp"] == costs["random"] == 40
     assert sorted(rows_result.traces) == ["datasift", "random"]
@@ -77,8 +78,9 @@ def test_summary_json_is_written_atomically_with_config_and_version(rows_result,
 
 def test_groups_runs_every_requested_sampler_and_the_uniform_baseline():
     result = compare_strategies(load_toy(400), "groups", budget=60, n_seeds=1, methods=["aopt"])
-    assert [r["method"] for r in result.table] == ["aopt", "uniform"]
-    row = result.table[0]
+    frame = result.to_frame()
+    assert frame["method"].tolist() == ["aopt", "uniform"]
+    row = frame.iloc[0]
     assert row["cost"] == 60
     assert sum(row["allocation"].values()) == 60
     assert result.baseline == "uniform"
@@ -143,15 +145,14 @@ def test_a_constant_model_warns_and_is_never_recommended():
     assert "no action" in result.recommendation.degenerate
     assert "already meets" not in result.recommendation.text
     assert result.to_dict()["warnings"][0].startswith("no action: its model predicts one class")
-    assert all(row["met_seeds"] == 0 for row in result.table)
+    assert (result.to_frame()["met_seeds"] == 0).all()
 
 
 def test_the_rows_table_flags_its_strategies(rows_result):
-    names = [r["method"] for r in rows_result.table]
-    for row in rows_result.table:
-        assert row["one_class_seeds"] == 0
-        assert row["same_as"] is None or row["same_as"] in names
-        assert isinstance(row["pareto"], bool)
+    frame = rows_result.to_frame()
+    assert (frame["one_class_seeds"] == 0).all()
+    assert frame["same_as"].dropna().isin(frame["method"]).all()
+    assert frame["pareto"].dtype == bool
     assert rows_result.to_dict()["recommendation"]["max_accuracy_loss"] == 0.02
 
 

@@ -52,7 +52,8 @@ def test_a_cheaper_strategy_losing_twelve_points_is_not_recommended():
         _runs("expgrad-dp", 0, [0.02, 0.03, 0.02], [0.676, 0.686, 0.666]),  # loses 12.4 points
         _runs("random + threshold-dp", 200, [0.04, 0.03, 0.04], [0.795, 0.805, 0.785]),
     )
-    assert _old_recommendation(result.table)["method"] == "expgrad-dp"  # what it used to say
+    old = _old_recommendation(result.to_frame().to_dict("records"))
+    assert old["method"] == "expgrad-dp"  # what it used to say
     rec = result.recommendation
     assert rec.method == "random + threshold-dp"
     assert rec.too_lossy == ("expgrad-dp",)
@@ -91,7 +92,7 @@ def test_meeting_in_most_seeds_is_needed_and_a_lossy_seed_does_not_count():
         _runs("reweighing", 0, [0.04, 0.04, 0.04], [0.80, 0.76, 0.74]),
         _runs("datasift", 120, [0.04, 0.06, 0.07], [0.80, 0.81, 0.79]),  # gap in 1/3 only
     )
-    rows = {r["method"]: r for r in result.table}
+    rows = {r["method"]: r for r in result.to_frame().to_dict("records")}
     assert rows["reweighing"]["met_seeds"] == 3
     assert rows["reweighing"]["ok_seeds"] == 1
     assert rows["datasift"]["met_seeds"] == 1
@@ -122,7 +123,8 @@ def test_a_one_class_baseline_is_never_called_fair():
     assert "Recommended: no action" not in rec.text
     assert "predicts one class for every test row in 3/3 seeds" in rec.text
     assert "means nothing" in rec.text
-    assert result.table[0]["met_seeds"] == 0  # a zero gap from a constant model is not met
+    # a zero gap from a constant model is not met
+    assert result.to_frame()["met_seeds"].iloc[0] == 0
     assert rec.degenerate == ("no action",)
     (warning,) = result.one_class_warnings()
     assert warning.startswith("no action: its model predicts one class")
@@ -135,7 +137,7 @@ def test_a_strategy_one_class_in_most_seeds_is_never_recommended():
     assert rec.method == "datasift"
     assert rec.degenerate == ("expgrad-dp",)
     assert "expgrad-dp was left out" in rec.text
-    assert not next(r for r in result.table if r["method"] == "expgrad-dp")["pareto"]
+    assert not result.to_frame().set_index("method").loc["expgrad-dp", "pareto"]
 
 
 def test_identical_strategies_are_flagged_and_the_repeat_is_not_weighed():
@@ -144,9 +146,9 @@ def test_identical_strategies_are_flagged_and_the_repeat_is_not_weighed():
         _runs("entropy", 100, [0.04, 0.03, 0.05], [0.80, 0.82, 0.78]),
         _runs("fal", 100, [0.04, 0.03, 0.05], [0.80, 0.82, 0.78]),
     )
-    rows = {r["method"]: r for r in result.table}
-    assert rows["fal"]["same_as"] == "entropy"
-    assert rows["entropy"]["same_as"] is None
+    same_as = result.to_frame().set_index("method")["same_as"]
+    assert same_as["fal"] == "entropy"
+    assert same_as.isna()["entropy"]
     assert result.recommendation.method == "entropy"
     assert "(fal gave the same results.)" in result.recommendation.text
     assert same_results(result.records, METRICS) == {"fal": "entropy"}

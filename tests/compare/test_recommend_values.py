@@ -57,7 +57,7 @@ def test_an_unknown_accuracy_loss_is_never_ranked_first():
     # in every seed, "c" loses 5 points and "a" an unknown amount (no accuracy measured).
     # The runner-up weighed against "b" is "c": an unknown loss ranks last, not first.
     result = _unknown_a_and_good_b(_runs("c", 100, [0.02, 0.03, 0.02], [0.75, 0.75, 0.75]))
-    rows = {r["method"]: r for r in result.table}
+    rows = {r["method"]: r for r in result.to_frame().to_dict("records")}
     assert math.isnan(rows["a"]["accuracy_loss"])
     rec = result.recommendation
     assert rec.method == "b"

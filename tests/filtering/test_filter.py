@@ -1,4 +1,4 @@
-"""Algorithm 2 (paper 003): the filter for batches and streams, simulated against beta."""
+"""Algorithm 2: the filter for batches (fit) and streams, simulated against beta."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fairacq import CheckpointCallback, Trace
 from fairacq.exceptions import InvalidDataError, InvalidParameterError, NotFittedError
 from fairacq.filtering import BalancedFilter, LabelProxy
 from tests.checks import Spec, check_strategy
@@ -40,53 +41,55 @@ def test_simulation_matches_predicted_beta(proxy: LabelProxy) -> None:
     reps = 50
     big_X = pd.concat([X] * reps, ignore_index=True)
     big_s = np.tile(s, reps)
-    out = BalancedFilter(proxy=proxy, random_state=0).filter(big_X, s=big_s)
+    out = BalancedFilter(proxy=proxy, random_state=0).fit(big_X, s=big_s)
     A, r_hat, rho = proxy.A_, proxy.proxy_marginal_, proxy.rho_
     predicted = (r_hat * rho) @ A / (r_hat @ rho)
-    shares = _admitted_shares(out.mask, big_s)
-    n_adm = int(out.mask.sum())
+    shares = _admitted_shares(out.mask_, big_s)
+    n_adm = int(out.mask_.sum())
     # Admission is Bernoulli per row, so shares are within a few standard errors.
     se = np.sqrt(predicted * (1 - predicted) / n_adm)
     assert np.all(np.abs(shares - predicted) <= 5 * se + 1e-12)
     beta_sim = float(np.linalg.norm(shares - 1 / 3))
     assert beta_sim == pytest.approx(proxy.beta_, abs=5 * float(np.linalg.norm(se)) + 1e-12)
-    assert out.trace.final("beta_admitted") == pytest.approx(beta_sim)
+    assert out.trace_.final("beta_admitted") == pytest.approx(beta_sim)
     assert n_adm / len(big_X) == pytest.approx(r_hat @ rho, abs=0.01)
 
 
 def test_batch_trace_counts(fitted: tuple[LabelProxy, pd.DataFrame, np.ndarray]) -> None:
     proxy, X, s = fitted
-    out = BalancedFilter(proxy=proxy, random_state=3).filter(X, s=s)
-    row = out.trace.to_frame().iloc[-1]
+    out = BalancedFilter(proxy=proxy, random_state=3)
+    assert out.fit(X, s=s) is out
+    row = out.trace_.to_frame().iloc[-1]
+    assert len(out.trace_) == 1  # no chunk_size: the batch is one step
     assert row["n_seen"] == len(X) == row["n_admitted"] + row["n_rejected"]
-    assert row["n_admitted"] == len(out.admitted) == out.mask.sum()
+    assert row["n_admitted"] == len(out.admitted_) == out.mask_.sum()
     assert row["share_seen_a"] == pytest.approx((s == "a").mean())
     assert sum(row[f"share_admitted_{g}"] for g in "abc") == pytest.approx(1.0)
-    pd.testing.assert_frame_equal(out.admitted, X.loc[out.mask])
+    pd.testing.assert_frame_equal(out.admitted_, X.loc[out.mask_])
 
 
 def test_without_groups_records_counts_only(
     fitted: tuple[LabelProxy, pd.DataFrame, np.ndarray],
 ) -> None:
     proxy, X, _ = fitted
-    out = BalancedFilter(proxy=proxy, random_state=3).filter(X)
-    assert "share_admitted_a" not in out.trace.to_frame().columns
-    assert out.trace.final("n_seen") == len(X)
+    out = BalancedFilter(proxy=proxy, random_state=3).fit(X)
+    assert "share_admitted_a" not in out.trace_.to_frame().columns
+    assert out.trace_.final("n_seen") == len(X)
 
 
 def test_stream_equals_batch(fitted: tuple[LabelProxy, pd.DataFrame, np.ndarray]) -> None:
     proxy, X, s = fitted
-    batch = BalancedFilter(proxy=proxy, random_state=11).filter(X, s=s)
+    batch = BalancedFilter(proxy=proxy, random_state=11).fit(X, s=s)
     filt = BalancedFilter(proxy=proxy, random_state=11)
     cuts = [0, 100, 250, 251, 600]
     chunks = ((X.iloc[a:b], s[a:b]) for a, b in itertools.pairwise(cuts))
     parts = list(filt.filter_stream(chunks))
     assert len(parts) == 4
-    pd.testing.assert_frame_equal(pd.concat(parts), batch.admitted)
+    pd.testing.assert_frame_equal(pd.concat(parts), batch.admitted_)
     steps = filt.trace_.to_frame()
     assert steps["n_seen"].tolist() == [100, 250, 251, 600]
-    assert steps["n_admitted"].iloc[-1] == len(batch.admitted)
-    assert filt.trace_.final("beta_admitted") == pytest.approx(batch.trace.final("beta_admitted"))
+    assert steps["n_admitted"].iloc[-1] == len(batch.admitted_)
+    assert filt.trace_.final("beta_admitted") == pytest.approx(batch.trace_.final("beta_admitted"))
 
 
 def test_stream_of_frames_only(fitted: tuple[LabelProxy, pd.DataFrame, np.ndarray]) -> None:
@@ -98,9 +101,9 @@ def test_stream_of_frames_only(fitted: tuple[LabelProxy, pd.DataFrame, np.ndarra
 
 def test_seeded(fitted: tuple[LabelProxy, pd.DataFrame, np.ndarray]) -> None:
     proxy, X, _ = fitted
-    a = BalancedFilter(proxy=proxy, random_state=5).filter(X).mask
-    b = BalancedFilter(proxy=proxy, random_state=5).filter(X).mask
-    c = BalancedFilter(proxy=proxy, random_state=6).filter(X).mask
+    a = BalancedFilter(proxy=proxy, random_state=5).fit(X).mask_
+    b = BalancedFilter(proxy=proxy, random_state=5).fit(X).mask_
+    c = BalancedFilter(proxy=proxy, random_state=6).fit(X).mask_
     assert np.array_equal(a, b)
     assert not np.array_equal(a, c)
 
@@ -109,30 +112,41 @@ def test_bad_input(fitted: tuple[LabelProxy, pd.DataFrame, np.ndarray]) -> None:
     proxy, X, s = fitted
     filt = BalancedFilter(proxy=proxy, random_state=0)
     with pytest.raises(InvalidDataError, match="lack feature"):
-        filt.filter(X.drop(columns="x0"))
+        filt.fit(X.drop(columns="x0"))
     with pytest.raises(InvalidDataError, match="not fitted on"):
-        filt.filter(X, s=np.where(s == "a", "z", s))
+        filt.fit(X, s=np.where(s == "a", "z", s))
     with pytest.raises(InvalidDataError, match="one group per candidate"):
-        filt.filter(X, s=s[:10])
+        filt.fit(X, s=s[:10])
     with pytest.raises(InvalidDataError, match="DataFrame"):
-        filt.filter(X.to_numpy())  # type: ignore[arg-type]
+        filt.fit(X.to_numpy())  # type: ignore[arg-type]
     with pytest.raises(InvalidParameterError, match="'proxy' parameter"):
-        BalancedFilter(proxy="tree").filter(X)
+        BalancedFilter(proxy="tree").fit(X)
+    with pytest.raises(InvalidParameterError, match="'chunk_size' parameter"):
+        BalancedFilter(proxy=proxy, chunk_size=0).fit(X)
 
 
 def test_strategy_contract(
     fitted: tuple[LabelProxy, pd.DataFrame, np.ndarray], tmp_path: Path
 ) -> None:
-    """The common checks (tests/checks.py) on the batch filter (the battery runs the stream)."""
+    """The common checks (tests/checks.py) on the stream (the battery runs ``fit``)."""
     proxy, X, s = fitted
+
+    def run(strategy: BalancedFilter, **resume: Any) -> list[list[int]]:
+        chunks = [(X.iloc[i : i + 100], s[i : i + 100]) for i in range(0, len(X), 100)]
+        if resume.get("continue_from") is not None:  # the caller passes the chunks after it
+            chunks = chunks[len(Trace.load(resume["continue_from"])) :]
+        return [list(frame.index) for frame in strategy.filter_stream(chunks, **resume)]
+
     # A FittedProxy (plain arrays) survives clone; a fitted strategy would be refitted-empty.
     spec = Spec(
         cls=BalancedFilter,
         make=lambda: BalancedFilter(proxy=proxy.fitted_, random_state=0),
-        run=lambda f, **kw: f.filter(X, s=s, **kw),
-        decisions=lambda f, out: out.mask,
-        stepwise=False,  # one batch is one step
-        verb="filter",
+        run=run,
+        decisions=lambda f, out: out,
+        # A generator of admitted chunks, so it cannot return the filter.
+        verb="filter_stream",
+        # On resuming only the chunks after the checkpoint come out.
+        resume_tail=True,
     )
     check_strategy(spec, tmp_path)
 
@@ -155,9 +169,9 @@ def test_unfitted_proxy_and_non_numeric(
 ) -> None:
     proxy, X, _ = fitted
     with pytest.raises(NotFittedError, match="not fitted"):
-        BalancedFilter(proxy=LabelProxy(predictor="tree", weights="qp"), random_state=0).filter(X)
+        BalancedFilter(proxy=LabelProxy(predictor="tree", weights="qp"), random_state=0).fit(X)
     with pytest.raises(InvalidDataError, match="numeric"):
-        BalancedFilter(proxy=proxy, random_state=0).filter(X.assign(x0="a"))
+        BalancedFilter(proxy=proxy, random_state=0).fit(X.assign(x0="a"))
 
 
 @pytest.mark.parametrize("bad", [np.inf, -np.inf, 1e308, np.nan])
@@ -167,7 +181,7 @@ def test_candidates_with_unusable_values_are_refused_naming_column_and_row(bad):
     candidates = X.copy()
     candidates.loc[7, "x1"] = bad
     with pytest.raises(InvalidDataError, match=r"column 'x1' has 1 .* \(rows 7\)"):
-        BalancedFilter(proxy=proxy, random_state=0).filter(candidates)
+        BalancedFilter(proxy=proxy, random_state=0).fit(candidates)
 
 
 class _Interrupt(Exception):
@@ -178,8 +192,6 @@ class _Interrupt(Exception):
 def test_stream_interrupted_then_resumed_with_the_remaining_chunks(
     k: int, fitted: tuple[LabelProxy, pd.DataFrame, np.ndarray], tmp_path: Path
 ) -> None:
-    from fairacq import CheckpointCallback, Trace
-
     proxy, X, s = fitted
 
     def chunks() -> Any:
@@ -223,3 +235,60 @@ def test_stream_refuses_a_checkpoint_of_another_strategy(
     other = TraceRecorder(method="random", config={}).finish()
     with pytest.raises(InvalidDataError, match="not a 'balanced-filter' one"):
         list(BalancedFilter(proxy=proxy).filter_stream([X], continue_from=other))
+
+
+def test_fit_in_chunks_admits_what_one_batch_admits(
+    fitted: tuple[LabelProxy, pd.DataFrame, np.ndarray],
+) -> None:
+    proxy, X, s = fitted
+    whole = BalancedFilter(proxy=proxy, random_state=7).fit(X, s=s)
+    chunked = BalancedFilter(proxy=proxy, chunk_size=7, random_state=7).fit(X, s=s)
+    np.testing.assert_array_equal(chunked.mask_, whole.mask_)
+    pd.testing.assert_frame_equal(chunked.admitted_, whole.admitted_)
+    steps = chunked.trace_.to_frame()
+    assert len(steps) == 86  # ceil(600 / 7), one row per chunk
+    assert steps["n_seen"].tolist()[:3] == [7, 14, 21]
+    last, only = steps.iloc[-1].drop("step"), whole.trace_.to_frame().iloc[-1].drop("step")
+    pd.testing.assert_series_equal(last, only, check_names=False)
+
+
+def test_fit_resumed_covers_the_whole_batch(
+    fitted: tuple[LabelProxy, pd.DataFrame, np.ndarray], tmp_path: Path
+) -> None:
+    proxy, X, s = fitted
+    full = BalancedFilter(proxy=proxy, chunk_size=100, random_state=2).fit(X, s=s)
+
+    def interrupt(rec: Any) -> None:
+        if rec.n_steps >= 3:
+            raise _Interrupt
+
+    with pytest.raises(_Interrupt):
+        BalancedFilter(proxy=proxy, chunk_size=100, random_state=2).fit(
+            X, s=s, callbacks=[CheckpointCallback(tmp_path / "ck", every=1), interrupt]
+        )
+    resumed = BalancedFilter(proxy=proxy, chunk_size=100).fit(
+        X, s=s, continue_from=tmp_path / "ck"
+    )
+    assert resumed.trace_.meta["resumed_at_step"] == 3
+    np.testing.assert_array_equal(resumed.mask_, full.mask_)  # the first 3 chunks too
+    assert resumed.mask_[:300].any()
+    assert resumed.trace_.to_frame().equals(full.trace_.to_frame())  # seeded by the checkpoint
+    for other in (BalancedFilter(proxy=proxy, chunk_size=50), BalancedFilter(proxy=proxy)):
+        with pytest.raises(
+            InvalidDataError, match="the checkpoint had seen 100 candidates, this batch"
+        ):
+            other.fit(X, s=s, continue_from=tmp_path / "ck")
+
+
+def test_fit_stopped_by_a_callback_admits_no_row_it_did_not_reach(
+    fitted: tuple[LabelProxy, pd.DataFrame, np.ndarray],
+) -> None:
+    proxy, X, _ = fitted
+    filt = BalancedFilter(proxy=proxy, chunk_size=100, random_state=0)
+    filt.fit(X, callbacks=[lambda rec: rec.n_steps < 2])
+    whole = BalancedFilter(proxy=proxy, random_state=0).fit(X)
+    assert filt.trace_.meta["stop_reason"] == "callback"
+    assert filt.trace_.final("n_seen") == 200
+    np.testing.assert_array_equal(filt.mask_[:200], whole.mask_[:200])
+    assert not filt.mask_[200:].any()
+    assert len(filt.admitted_) == filt.trace_.final("n_admitted")

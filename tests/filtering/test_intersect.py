@@ -327,13 +327,13 @@ def test_filter_simulation_matches_in_sample_beta() -> None:
     reps = 40
     big_X = pd.concat([X] * reps, ignore_index=True)
     big_S = pd.concat([S] * reps, ignore_index=True)
-    out = BalancedFilter(proxy=proxy, random_state=0).filter(big_X, s=big_S)
-    row = out.trace.to_frame().iloc[-1]
+    out = BalancedFilter(proxy=proxy, random_state=0).fit(big_X, s=big_S)
+    row = out.trace_.to_frame().iloc[-1]
     labels = proxy.fitted_.groups
     shares = np.array([row[f"share_admitted_{g}"] for g in labels])
-    n_adm = int(out.mask.sum())
+    n_adm = int(out.mask_.sum())
     direct = np.concatenate(
-        [pd.get_dummies(big_S[c][out.mask]).to_numpy(float).mean(axis=0) for c in S.columns]
+        [pd.get_dummies(big_S[c][out.mask_]).to_numpy(float).mean(axis=0) for c in S.columns]
     )
     np.testing.assert_allclose(shares, direct, atol=1e-12)
     se = np.sqrt(shares * (1 - shares) / n_adm)
@@ -349,15 +349,15 @@ def test_filter_s_checks() -> None:
     X, S = make_two_classes(200)
     proxy = LabelProxy(predictor="tree", weights="qp", max_depth=3, random_state=0).fit(X, S)
     filt = BalancedFilter(proxy=proxy, random_state=0)
-    by_array = filt.filter(X, s=S.to_numpy()).trace.to_frame()
-    by_frame = filt.filter(X, s=S[["sex", "race"]]).trace.to_frame()
+    by_array = filt.fit(X, s=S.to_numpy()).trace_.to_frame()
+    by_frame = filt.fit(X, s=S[["sex", "race"]]).trace_.to_frame()
     pd.testing.assert_frame_equal(by_array, by_frame)
     with pytest.raises(InvalidDataError, match="lacks the class column"):
-        filt.filter(X, s=S.rename(columns={"sex": "gender"}))
+        filt.fit(X, s=S.rename(columns={"sex": "gender"}))
     with pytest.raises(InvalidDataError, match="one column per group"):
-        filt.filter(X, s=S["race"])
+        filt.fit(X, s=S["race"])
     with pytest.raises(InvalidDataError, match="was not fitted on"):
-        filt.filter(X, s=S.assign(sex="x"))
+        filt.fit(X, s=S.assign(sex="x"))
 
 
 def test_interpolation_curve_with_classes() -> None:

@@ -73,10 +73,10 @@ def test_relaxed_tree_two_classes_simulated() -> None:
     weights = proxy.admission_probability(X)
     assert proxy.beta_ == pytest.approx(intersecting_imbalance(S, weights=weights), abs=1e-9)
     reps = 40
-    out = BalancedFilter(proxy=proxy, random_state=1).filter(
+    out = BalancedFilter(proxy=proxy, random_state=1).fit(
         pd.concat([X] * reps, ignore_index=True), s=pd.concat([S] * reps, ignore_index=True)
     )
-    row = out.trace.to_frame().iloc[-1]
+    row = out.trace_.to_frame().iloc[-1]
     shares = np.array([row[f"share_admitted_{g}"] for g in proxy.fitted_.groups])
-    se = float(np.linalg.norm(np.sqrt(shares * (1 - shares) / out.mask.sum())))
+    se = float(np.linalg.norm(np.sqrt(shares * (1 - shares) / out.mask_.sum())))
     assert row["beta_admitted"] == pytest.approx(proxy.beta_, abs=5 * se)

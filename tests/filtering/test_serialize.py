@@ -49,8 +49,8 @@ def test_round_trip(proxy: Any, tmp_path: Path) -> None:
     np.testing.assert_array_equal(loaded.proxy_values(X), proxy.proxy_values(X))
     assert loaded.alpha == pytest.approx(proxy.alpha_)
     assert loaded.beta == pytest.approx(proxy.beta_)
-    a = BalancedFilter(proxy=proxy, random_state=4).filter(X).mask
-    b = BalancedFilter(proxy=loaded, random_state=4).filter(X).mask
+    a = BalancedFilter(proxy=proxy, random_state=4).fit(X).mask_
+    b = BalancedFilter(proxy=loaded, random_state=4).fit(X).mask_
     assert np.array_equal(a, b)
     # Plain JSON with no per-individual array: nothing as long as the sample.
     text = path.read_text()

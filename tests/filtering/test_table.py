@@ -199,7 +199,7 @@ def test_dataset_proxy_stores_group_names() -> None:
     proxy = fit_proxy(data, "qp-tree", random_state=0)
     assert proxy.fitted_.groups == ("female", "male")
     names = np.asarray(data.group_names)[data.s]
-    trace = BalancedFilter(proxy=proxy, random_state=0).filter(data.X, s=names).trace
+    trace = BalancedFilter(proxy=proxy, random_state=0).fit(data.X, s=names).trace_
     assert "share_admitted_female" in trace.to_frame().columns
 
 

@@ -67,9 +67,9 @@ def test_filter_simulation_matches_in_sample_beta() -> None:
     reps = 40
     big_X = pd.concat([X] * reps, ignore_index=True)
     big_s = np.tile(s, reps)
-    out = BalancedFilter(proxy=proxy, random_state=0).filter(big_X, s=big_s)
-    shares = np.array([(big_s[out.mask] == g).mean() for g in "abc"])
-    se = np.sqrt(shares * (1 - shares) / out.mask.sum())
+    out = BalancedFilter(proxy=proxy, random_state=0).fit(big_X, s=big_s)
+    shares = np.array([(big_s[out.mask_] == g).mean() for g in "abc"])
+    se = np.sqrt(shares * (1 - shares) / out.mask_.sum())
     beta_sim = float(np.linalg.norm(shares - 1 / 3))
     assert beta_sim == pytest.approx(proxy.beta_, abs=5 * float(np.linalg.norm(se)))
 

@@ -69,7 +69,7 @@ def test_allocate_budget_with_a_pipeline_counts_per_group_beside_uniform() -> No
     assert len(counts) == 2 * 2 * 2  # methods x trials x groups
     totals = counts.groupby(["method", "trial"])["samples"].sum()
     assert (totals == 40).all()
-    table = result.table()
+    table = result.to_frame()
     assert table["uniform samples"].tolist() == [20.0, 20.0]
     assert table["aopt share"].sum() == pytest.approx(1.0)
     assert "Pipeline" in str(result.traces[0].meta["config"]["learner"])
@@ -184,9 +184,9 @@ def test_budget_larger_than_the_pool_and_groups_running_out() -> None:
         pytest.warns(ResultWarning, match=r"ran out of group\(s\) 'east'.* in 1 of 1 trial"),
     ):
         result = allocate_budget(data, "uncurated", budget=30, n_trials=1)
-    east = result.table().set_index("group").loc["east"]
+    east = result.to_frame().set_index("group").loc["east"]
     assert east["uniform samples"] == 6  # all its rows; the budget went to the others
-    assert result.table()["uniform samples"].sum() == 30
+    assert result.to_frame()["uniform samples"].sum() == 30
 
 
 def test_a_group_running_out_sends_its_rounds_to_the_fallback() -> None:

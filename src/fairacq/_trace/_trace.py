@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Mapping
 from importlib import metadata as importlib_metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -19,6 +19,10 @@ from fairacq._io import atomic_path, read_json, sha256_file, write_json
 from fairacq._random import RandomState, seed_of
 from fairacq._version import __version__
 from fairacq.exceptions import CorruptFileError, InvalidDataError
+
+if TYPE_CHECKING:
+    # a type only: matplotlib is imported on the first plot (fairacq._trace._plot)
+    from matplotlib.axes import Axes  # noqa: TID251
 
 __all__ = ["Trace", "TraceRecorder"]
 
@@ -232,9 +236,9 @@ class Trace:
         metric: str,
         *,
         x: str = "cost",
-        ax: Any = None,
+        ax: Axes | None = None,
         reference: float | None = None,
-    ) -> Any:
+    ) -> Axes:
         """Plot ``metric`` against ``x`` (see :func:`fairacq.reporting.plot_traces`)."""
         from fairacq._trace._plot import plot_traces
 

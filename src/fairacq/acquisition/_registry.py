@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from numpy.typing import ArrayLike
+
 from fairacq._trace import Trace
 from fairacq._validation import check_known_params, did_you_mean
 from fairacq.acquisition.loop._acquirer import Acquirer
@@ -138,7 +140,7 @@ def acquire(
     validation: FairDataset,
     method: str = "datasift-inf",
     test: FairDataset | None = None,
-    costs: Any = None,
+    costs: ArrayLike | None = None,
     executor: ChunkExecutor | None = None,
     **params: Any,
 ) -> Trace:

@@ -130,7 +130,11 @@ def _print(summary: dict[str, Any], out: Path) -> None:
         table.add_row(*_cells(row, metric))
     console.print(table)
     console.print(summary["recommendation"]["text"], markup=False)
-    console.print(f"Wrote {out}/report.html and {out}/summary.json", markup=False)
+    console.print(
+        f"Wrote {out}/report.html, {out}/summary.json and {out}/result (every strategy's "
+        "numbers and each acquisition run's trace; fairacq.compare.CompareResult.load reads it)",
+        markup=False,
+    )
 
 
 def _note(row: dict[str, Any]) -> str:
@@ -204,8 +208,8 @@ def compare_cmd(
     (fairlearn's ThresholdOptimizer and ExponentiatedGradient, reweighing) on the rows you
     have and on those plus Random's. --question groups: every sampler (aopt, uniform,
     slice-tuner, minimax-fair, ...). Writes report.html (self-contained: the accuracy-fairness
-    front, a table, the recommendation) and summary.json. A back-test on your rows, not a
-    guarantee.
+    front, a table, the recommendation), summary.json and result/ (for CompareResult.load).
+    A back-test on your rows, not a guarantee.
     """
     sensitive = sensitive_text(sensitive_given)
     import shlex
@@ -233,6 +237,7 @@ def compare_cmd(
 
         with run_folder(out) as building:  # swapped in whole when written
             summary = write_compare_report(result, building, command=command)
+            result.save(building / "result")  # the runs and their traces: CompareResult.load
     for failure in result.failures:
         err_console.print(f"warning: a run failed: {failure}", markup=False)
     if result.notes:

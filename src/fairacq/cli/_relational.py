@@ -244,6 +244,7 @@ def learn_cmd(
                 callbacks=[run_callback(bar, column="cost")],
             )
         payload = {"dataset": dataset, "fold": fold, **result.summary()}
+        assert result.learner is not None  # a fresh result holds its learner
         with run_folder(out) as building:  # swapped in whole when written
             write_a3sl(result.learner, building, payload)
     _print_warnings(payload["warnings"])
@@ -253,7 +254,7 @@ def learn_cmd(
     metrics = payload["test_metrics"]
     console.print(
         f"Fair-A3SL ({payload['variant']}, {episodes} episodes): "
-        f"{len(result.learner.best_rules_)} rules, test AUC-ROC {_num(metrics.get('auc_roc'))}"
+        f"{len(result.rules)} rules, test AUC-ROC {_num(metrics.get('auc_roc'))}"
         f", RD {_num(metrics.get('rd'))} -> {out}",
         soft_wrap=True,
     )

@@ -13,6 +13,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from fairacq._random import spawn_seeds
 from fairacq._trace import Trace
+from fairacq._typing import LearnerLike
 from fairacq.compare._groups import BASELINE_SAMPLER, groups_parts, run_groups_seed
 from fairacq.compare._plan import Plan, make_plan
 from fairacq.compare._result import CompareResult
@@ -81,7 +82,7 @@ def compare_strategies(
     *,
     budget: int | str = "20%",
     target: str | Target = "dp<=0.05",
-    learner: Any = "lr",
+    learner: LearnerLike = "lr",
     n_seeds: int = 3,
     random_state: int = 0,
     costs: ArrayLike | None = None,
@@ -162,7 +163,7 @@ def compare_strategies(
     >>> from fairacq.data import load_toy
     >>> result = compare_strategies(load_toy(400), "groups", budget=60, n_seeds=1,
     ...                             methods=["aopt"], target="dp<=0.2")
-    >>> [row["method"] for row in result.table]
+    >>> list(result.to_frame()["method"])
     ['aopt', 'uniform']
     """
     clock = time.perf_counter()

@@ -63,7 +63,7 @@ def _front_figure(result: CompareResult) -> str:
             "y_std": r[f"{y}_std"],
             "front": r["pareto"],
         }
-        for r in result.table
+        for r in result._rows
         if r.get("same_as") is None
     ]
     ax = plot_tradeoff(
@@ -93,7 +93,7 @@ def _cost_figure(result: CompareResult) -> str:
     from fairacq.reporting import html_figure, plot_allocations, plot_traces
 
     if result.question == "groups":
-        allocations = {r["method"]: r["allocation"] for r in result.table if "allocation" in r}
+        allocations = {r["method"]: r["allocation"] for r in result._rows if "allocation" in r}
         ax = plot_allocations(
             allocations,
             xlabel="samples (mean over seeds)",
@@ -121,9 +121,9 @@ def _cost_figure(result: CompareResult) -> str:
 
 def _figures(result: CompareResult) -> str:
     parts = []
-    if result.table:
+    if result._rows:
         parts.append(_front_figure(result))
-    if result.traces or (result.question == "groups" and result.table):
+    if result.traces or (result.question == "groups" and result._rows):
         parts.append(_cost_figure(result))
     return "\n".join(parts)
 
@@ -162,7 +162,7 @@ def _table(result: CompareResult) -> str:
     from fairacq.reporting import html_table
 
     metric = result.target.metric
-    rows = [_cells(r, result) for r in result.table]
+    rows = [_cells(r, result) for r in result._rows]
     allowed = result.max_accuracy_loss * 100
     headers = {m: _label(m) for m in result.metrics} | {
         "cost": result.unit,

@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from fairacq._result import saveable
+from fairacq._typing import LearnerLike
 from fairacq.acquisition import acquirer_needs_gradients, available_acquirers, metric_problem
 from fairacq.exceptions import InvalidParameterError, UnknownNameError
 from fairacq.models import MITIGATIONS, describe_learner, make_learner, mitigation_unavailable
@@ -20,6 +22,7 @@ __all__ = ["QUESTIONS", "Plan", "make_plan"]
 QUESTIONS = ("rows", "groups")
 
 
+@saveable
 @dataclass(frozen=True)
 class Plan:
     """The strategies to run, and those left out with the reason.
@@ -144,7 +147,7 @@ def _has_fairlearn() -> bool:
 
 def make_plan(
     question: str,
-    learner: Any,
+    learner: LearnerLike,
     methods: Sequence[str] | None = None,
     steer: str = "demographic_parity_diff_abs",
 ) -> Plan:

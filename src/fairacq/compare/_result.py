@@ -5,15 +5,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import pandas as pd
+
+from fairacq._result import Result
+from fairacq._trace import Trace
+from fairacq.compare._plan import Plan
 from fairacq.compare._recommend import Recommendation, recommend
 from fairacq.compare._table import strategy_table
 from fairacq.compare._target import Target
-
-if TYPE_CHECKING:
-    from fairacq._trace import Trace
-    from fairacq.compare._plan import Plan
 
 __all__ = ["CompareResult"]
 
@@ -51,8 +52,13 @@ def _recommendation(rec: Recommendation) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class CompareResult:
+class CompareResult(Result):
     """The back-test of every applicable strategy on a user's own labelled table.
+
+    :meth:`to_frame` gives one row per strategy (mean and spread over seeds), and
+    :attr:`recommendation` the strategy to use. Saving: ``result.save(folder)`` writes every
+    field, the traces included, and ``CompareResult.load(folder)`` reads it back (the
+    strategies' table and the recommendation are recomputed from the runs).
 
     Attributes
     ----------
@@ -107,8 +113,8 @@ class CompareResult:
     max_accuracy_loss: float = 0.02
 
     @cached_property
-    def table(self) -> list[dict[str, Any]]:
-        """One row per strategy (see :func:`fairacq.compare.strategy_table`)."""
+    def _rows(self) -> list[dict[str, Any]]:
+        """One dict per strategy (see :func:`fairacq.compare.strategy_table`)."""
         return strategy_table(
             self.records,
             self.target,
@@ -121,13 +127,25 @@ class CompareResult:
     def recommendation(self) -> Recommendation:
         """The cheapest strategy meeting the target within the accuracy tolerance, or none."""
         return recommend(
-            self.table,
+            self._rows,
             self.target,
             unit=self.unit,
             baseline=self.baseline,
             budget=self.budget,
             max_accuracy_loss=self.max_accuracy_loss,
         )
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return one row per strategy, in the order they ran: cost, metrics, target met.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The columns of :func:`~fairacq.compare.strategy_table` (``method``, ``kind``,
+            ``seeds``, ``cost``, each metric and its spread, ``met_seeds``,
+            ``accuracy_loss``, ``pareto``, ...).
+        """
+        return pd.DataFrame(self._rows)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form (``summary.json`` adds the version and timing to it)."""
@@ -147,7 +165,7 @@ class CompareResult:
                 "baseline": self.baseline,
                 "unit": self.unit,
                 "budget": self.budget,
-                "rows": self.table,
+                "rows": self._rows,
                 "runs": self.records,
                 "skipped": dict(self.plan.skipped),
                 "failures": list(self.failures),
@@ -160,7 +178,7 @@ class CompareResult:
 
     def one_class_warnings(self) -> list[str]:
         """Return a warning for each strategy whose model predicted one class (never fair)."""
-        rows = {r["method"]: r for r in self.table}
+        rows = {r["method"]: r for r in self._rows}
         return [
             f"{name}: its model predicts one class for every test row in "
             f"{rows[name]['one_class_seeds']}/{rows[name]['seeds']} seeds, so its fairness "

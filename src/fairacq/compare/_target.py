@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from fairacq._result import saveable
 from fairacq.exceptions import InvalidParameterError
 from fairacq.metrics import Metric, available, get_metric
 
@@ -51,6 +52,7 @@ _FORM = re.compile(
 _USE = "Use a gap or an accuracy (dp, eo, eopp, acc, worst)."
 
 
+@saveable
 @dataclass(frozen=True)
 class Target:
     """A metric bound on the test rows, such as the demographic parity gap <= 0.05.

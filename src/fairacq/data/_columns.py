@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from fairacq.data._encoder import TableEncoder
 from fairacq.data._notes import note, reading_summary
@@ -356,10 +357,10 @@ def columns_from_options(
 
 
 def as_fair_dataset(
-    X: Any,
-    y: Any = None,
+    X: FairDataset | pd.DataFrame | ArrayLike,
+    y: ArrayLike | None = None,
     *,
-    sensitive_features: Any = None,
+    sensitive_features: ArrayLike | None = None,
     positive: str | None = None,
     name: str = "data",
 ) -> FairDataset:

@@ -5,7 +5,8 @@ group. From a small labelled sample they fit a *proxy* ``z_hat(x)`` (a few value
 its conditional distribution matrix ``A[j, i] = Pr[z = i | z_hat = j]``, and choose one
 admission probability ``rho_j`` per proxy value (Algorithm 1: :func:`sampling_weights`, a QP
 ``min ||qA - U||`` over the simplex, or its relaxation). :class:`BalancedFilter` then admits
-each candidate with probability ``rho[z_hat(x)]`` (Algorithm 2), for batches or streams, so
+each candidate with probability ``rho[z_hat(x)]`` (Algorithm 2): ``fit`` filters a batch
+(``admitted_``, ``mask_``, ``trace_``), ``filter_stream`` a stream of chunks, so
 the admitted set is balanced in expectation while the proxy discloses little (alpha,
 Definition 5; see :mod:`fairacq.metrics` for alpha and beta).
 
@@ -35,7 +36,7 @@ attributes. ``A`` then concatenates the within-class distributions, the target i
 
 from __future__ import annotations
 
-from fairacq.filtering._filter import BalancedFilter, FilterResult
+from fairacq.filtering._filter import BalancedFilter
 from fairacq.filtering._interpolate import interpolation_curve
 from fairacq.filtering._intersect import (
     intersecting_conditional_matrix,
@@ -82,7 +83,6 @@ __all__ = [
     "AlphaBetaProxy",
     "BalancedFilter",
     "EstimatorRule",
-    "FilterResult",
     "FittedProxy",
     "GroupClasses",
     "LabelProxy",

@@ -2,52 +2,36 @@
 
 The filter never looks at a candidate's group: it applies the proxy, draws one uniform
 number per candidate from the run's single Generator and admits when it falls below the
-admission probability. Batches return a :class:`FilterResult`; streams are iterators of
-chunks in, admitted chunks out. Both record a :class:`~fairacq.Trace` (admitted / rejected
-counts and, when the true groups are supplied for evaluation, group proportions).
+admission probability. :meth:`BalancedFilter.fit` filters one batch (in chunks of
+``chunk_size`` rows, each a step that a checkpoint can keep) and sets ``admitted_``,
+``mask_`` and ``trace_``; :meth:`BalancedFilter.filter_stream` takes chunks in and yields
+admitted chunks out. Both record a :class:`~fairacq.Trace` (admitted / rejected counts and,
+when the true groups are supplied for evaluation, group proportions), and both admit the
+same rows for the same seed however the candidates are cut into chunks.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Generator, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from fairacq._base import Strategy
 from fairacq._callbacks import Callback
 from fairacq._loop import LoopResult, RunLoop, iter_loop, run_loop
 from fairacq._random import RandomState
 from fairacq._trace import Trace
-from fairacq._validation import HasMethods
+from fairacq._typing import AdmissionRule
+from fairacq._validation import HasMethods, Interval
 from fairacq.exceptions import InvalidDataError
 from fairacq.filtering._membership import GroupClasses, group_mass
 from fairacq.filtering.proxies._proxies import FittedProxy
 
-__all__ = ["BalancedFilter", "FilterResult"]
-
-
-@dataclass(frozen=True)
-class FilterResult:
-    """What :meth:`BalancedFilter.filter` returns for one batch.
-
-    Attributes
-    ----------
-    admitted : pandas.DataFrame
-        The admitted rows (original index kept).
-    mask : numpy.ndarray of shape (n,)
-        True for admitted candidates.
-    trace : Trace
-        One row for the batch: counts, acceptance rate, group proportions if known.
-    """
-
-    admitted: pd.DataFrame
-    mask: NDArray[np.bool_]
-    trace: Trace
+__all__ = ["BalancedFilter"]
 
 
 class BalancedFilter(Strategy):
@@ -63,13 +47,21 @@ class BalancedFilter(Strategy):
     proxy : fitted proxy or FittedProxy
         Anything with ``admission_probability(X)`` and ``fitted_`` / ``groups`` (a fitted
         :class:`LabelProxy`, ..., or a :class:`FittedProxy` loaded from JSON).
+    chunk_size : int or None, default=None
+        Rows per step of :meth:`fit`: each chunk is one trace row, and a
+        :class:`~fairacq.CheckpointCallback` can keep the work after every chunk. None
+        filters the batch in one step. The admissions do not depend on it.
     random_state : int, numpy.random.Generator or None, default=None
         Controls the admission draws. An int gives identical admissions on every call.
 
     Attributes
     ----------
+    admitted_ : pandas.DataFrame
+        The admitted rows of the last :meth:`fit` (original index kept).
+    mask_ : numpy.ndarray of shape (n,)
+        True for the candidates :meth:`fit` admitted.
     trace_ : Trace
-        Trace of the last batch or (exhausted) stream.
+        Trace of the last batch (one row per chunk, cumulative counts) or stream.
 
     Examples
     --------
@@ -80,18 +72,26 @@ class BalancedFilter(Strategy):
     >>> X = pd.DataFrame({"x": s + rng.normal(size=400)})
     >>> proxy = LabelProxy(predictor="tree", weights="qp", max_depth=2, random_state=0)
     >>> proxy = proxy.fit(X, s)
-    >>> out = BalancedFilter(proxy=proxy, random_state=0).filter(X, s=s)
-    >>> int(out.mask.sum()) == len(out.admitted)
+    >>> filt = BalancedFilter(proxy=proxy, random_state=0).fit(X, s=s)
+    >>> int(filt.mask_.sum()) == len(filt.admitted_) == filt.trace_.final("n_admitted")
     True
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "proxy": [HasMethods(["admission_probability"])],
+        "chunk_size": [Interval(int, 1, None, closed="left"), None],
         "random_state": ["random_state"],
     }
 
-    def __init__(self, *, proxy: Any, random_state: RandomState = None) -> None:
+    def __init__(
+        self,
+        *,
+        proxy: AdmissionRule,
+        chunk_size: int | None = None,
+        random_state: RandomState = None,
+    ) -> None:
         self.proxy = proxy
+        self.chunk_size = chunk_size
         self.random_state = random_state
 
     def _groups(self) -> tuple[str, ...]:
@@ -139,8 +139,20 @@ class BalancedFilter(Strategy):
     def _config(self) -> dict[str, Any]:
         return {"proxy": getattr(getattr(self.proxy, "fitted_", self.proxy), "method", "")}
 
-    def filter(self, X: pd.DataFrame, *, s: Any = None) -> FilterResult:
+    def fit(
+        self,
+        X: pd.DataFrame,
+        *,
+        s: pd.DataFrame | ArrayLike | None = None,
+        continue_from: Trace | str | os.PathLike[str] | None = None,
+        callbacks: Sequence[Callback] = (),
+    ) -> BalancedFilter:
         """Filter one batch of candidates (Algorithm 2 applied row by row).
+
+        The batch goes in chunks of ``chunk_size`` rows, one trace row each; a run stopped
+        on the way resumes from its checkpoint with the same ``X`` and ``s`` (the chunks
+        it finished are drawn again, not counted twice), and admits what the uninterrupted
+        run admits. :meth:`filter_stream` is the form for candidates arriving in chunks.
 
         Parameters
         ----------
@@ -152,28 +164,43 @@ class BalancedFilter(Strategy):
             (App. A.2), a DataFrame with one column per class (or an (n, G) array in the
             classes' order); the trace then holds every ``class=group`` share and beta of
             Definition 16.
+        continue_from : Trace, path-like or None, default=None
+            The checkpoint of a run of this filter on the same candidates, stopped on the
+            way.
+        callbacks : sequence of callables, default=()
+            Called after each chunk with the :class:`~fairacq.TraceRecorder`; one returning
+            ``False`` stops the run (the rows not reached stay out of ``mask_``).
 
         Returns
         -------
-        FilterResult
-            The admitted rows, the admission mask and a one-row trace.
+        BalancedFilter
+            The filter, with ``admitted_``, ``mask_`` and ``trace_`` set.
 
         Raises
         ------
         InvalidDataError
-            If a feature the proxy uses is missing, or ``s`` is malformed.
+            If a feature the proxy uses is missing, ``s`` is malformed, or
+            ``continue_from`` was written on other candidates or chunks.
         """
         self._validate_params()
-        loop = _StreamLoop(self, [(X, s)])
+        _check_frame(X)
+        loop = _BatchLoop(self, X, self._codes(s, len(X)))
         result = run_loop(
-            loop, method=_METHOD, config=self._config(), random_state=self.random_state
+            loop,
+            method=_METHOD,
+            config={**self._config(), "chunk_size": self.chunk_size},
+            random_state=self.random_state,
+            continue_from=continue_from,
+            callbacks=callbacks,
         )
         self.trace_ = result.trace
-        return FilterResult(admitted=X.loc[loop.mask], mask=loop.mask, trace=result.trace)
+        self.mask_ = loop.batch_mask()
+        self.admitted_ = X.loc[self.mask_]
+        return self
 
     def filter_stream(
         self,
-        chunks: Iterable[Any],
+        chunks: Iterable[pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame | ArrayLike]],
         *,
         continue_from: Trace | str | os.PathLike[str] | None = None,
         callbacks: Sequence[Callback] = (),
@@ -212,6 +239,10 @@ class BalancedFilter(Strategy):
         InvalidDataError
             If a chunk lacks a feature the proxy uses, or ``continue_from`` is not a
             checkpoint of this filter.
+
+        See Also
+        --------
+        fit : The one-batch form: the same admissions for candidates held in memory.
         """
         self._validate_params()
         loop = _StreamLoop(self, chunks)
@@ -235,19 +266,19 @@ class BalancedFilter(Strategy):
             # Also when the consumer stops early (this generator is closed).
             rows.close()
 
-    def _admit(
-        self, X: pd.DataFrame, s: Any, rng: np.random.Generator, state: _Counts
-    ) -> NDArray[np.bool_]:
-        if not isinstance(X, pd.DataFrame):
-            raise InvalidDataError(
-                "BalancedFilter: candidates must be a pandas DataFrame with the proxy's "
-                f"feature columns. Got {type(X).__name__}."
-            )
+    def _draw(self, X: pd.DataFrame, rng: np.random.Generator) -> NDArray[np.bool_]:
+        """Admit each candidate of ``X`` with its probability (one uniform draw per row)."""
+        _check_frame(X)
         prob = np.asarray(self.proxy.admission_probability(X), dtype=np.float64)
-        mask = rng.random(prob.shape[0]) < prob
-        codes = self._codes(s, prob.shape[0])
-        state.update(mask, codes)
-        return mask
+        return rng.random(prob.shape[0]) < prob
+
+
+def _check_frame(X: Any) -> None:
+    if not isinstance(X, pd.DataFrame):
+        raise InvalidDataError(
+            "BalancedFilter: candidates must be a pandas DataFrame with the proxy's "
+            f"feature columns. Got {type(X).__name__}."
+        )
 
 
 class _StreamLoop(RunLoop):
@@ -277,14 +308,69 @@ class _StreamLoop(RunLoop):
         chunk = next(self.chunks, _END)
         if chunk is _END:
             return None
-        X, s = chunk if isinstance(chunk, tuple) else (chunk, None)
-        self.mask = self.filt._admit(X, s, self.rng, self.counts)
+        X, codes = self._read(chunk)
+        self.mask = self.filt._draw(X, self.rng)
+        self.counts.update(self.mask, codes)
         self.admitted = X.loc[self.mask]
         row = self.counts.row(self.filt._groups(), self.filt._target())
         return {"cost": self.counts.seen, **row}
 
+    def _read(self, chunk: Any) -> tuple[pd.DataFrame, NDArray[np.int64] | None]:
+        """Return a chunk's candidates and the codes of its true groups (None: unknown)."""
+        X, s = chunk if isinstance(chunk, tuple) else (chunk, None)
+        _check_frame(X)
+        return X, self.filt._codes(s, len(X))
+
     def resume_state(self) -> dict[str, Any]:
         return {"rng": self.rng.bit_generator.state, "counts": self.counts.state()}
+
+
+class _BatchLoop(_StreamLoop):
+    """One batch as chunks of ``chunk_size`` rows; a resumed run draws the finished ones again.
+
+    The group codes of the whole batch are checked once, then cut with the rows. Replaying
+    a checkpoint's row draws that chunk's admissions from the same stream (so ``mask_``
+    covers the whole batch) after checking that the chunk has the rows the checkpoint saw.
+    """
+
+    def __init__(
+        self, filt: BalancedFilter, X: pd.DataFrame, codes: NDArray[np.int64] | None
+    ) -> None:
+        size = filt.chunk_size or max(len(X), 1)
+        starts = range(0, max(len(X), 1), size)
+        super().__init__(filt, ((X.iloc[i : i + size], i) for i in starts))
+        self.n_rows, self.codes, self.size = len(X), codes, size
+        self.masks: list[NDArray[np.bool_]] = []
+
+    def _read(self, chunk: Any) -> tuple[pd.DataFrame, NDArray[np.int64] | None]:
+        X, start = chunk
+        return X, None if self.codes is None else self.codes[start : start + len(X)]
+
+    def step(self, index: int) -> dict[str, Any] | None:
+        row = super().step(index)
+        if row is not None:
+            self.masks.append(self.mask)
+        return row
+
+    def replay(self, row: Mapping[str, Any]) -> None:
+        chunk = next(self.chunks, None)
+        done = sum(map(len, self.masks))
+        seen = done + (0 if chunk is None else len(chunk[0]))
+        if chunk is None or int(row["n_seen"]) != seen:
+            raise InvalidDataError(
+                f"continue_from: after {len(self.masks) + 1} chunk(s) the checkpoint had "
+                f"seen {int(row['n_seen'])} candidates, this batch {seen} (chunk_size="
+                f"{self.filt.chunk_size}). Resume with the candidates and chunk_size of the "
+                "run that wrote it."
+            )
+        self.masks.append(self.filt._draw(chunk[0], self.rng))
+
+    def batch_mask(self) -> NDArray[np.bool_]:
+        """Return the whole batch's admissions (False for rows a stopped run did not reach)."""
+        mask = np.zeros(self.n_rows, dtype=bool)
+        done = np.concatenate([np.zeros(0, dtype=bool), *self.masks])
+        mask[: done.size] = done
+        return mask
 
 
 _METHOD = "balanced-filter"

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import numpy as np
+import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from fairacq.exceptions import InvalidDataError
@@ -217,7 +217,7 @@ def intersecting_imbalance_from_matrix(
 
 
 def intersecting_conditional_matrix(
-    proxy: ArrayLike, s: Any
+    proxy: ArrayLike, s: pd.DataFrame | ArrayLike
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], tuple[int, ...]]:
     """Return the concatenated conditional matrix ``A``, ``r_hat`` and the class sizes.
 
@@ -267,7 +267,7 @@ def intersecting_conditional_matrix(
     return A / counts[:, None], counts / counts.sum(), sizes
 
 
-def intersecting_disclosivity(proxy: ArrayLike, s: Any) -> float:
+def intersecting_disclosivity(proxy: ArrayLike, s: pd.DataFrame | ArrayLike) -> float:
     """Return the in-sample disclosivity alpha of a proxy for intersecting classes.
 
     Definition 5 applied to every membership coordinate (App. A.2); see the module notes.
@@ -284,7 +284,7 @@ def intersecting_disclosivity(proxy: ArrayLike, s: Any) -> float:
 
 
 def intersecting_imbalance(
-    s: Any,
+    s: pd.DataFrame | ArrayLike,
     *,
     weights: ArrayLike | None = None,
     groups: Mapping[str, ArrayLike] | None = None,

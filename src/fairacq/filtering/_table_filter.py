@@ -21,6 +21,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from fairacq._random import RandomState
+from fairacq._result import Result
 from fairacq._trace import Trace
 from fairacq._version import __version__
 from fairacq._warnings import warn_caller
@@ -41,9 +42,12 @@ BALANCED = 0.1
 ADMITTED_COLUMN = "admitted"
 
 
-@dataclass(frozen=True)
-class TableFilterResult:
-    """What :func:`filter_table` returns.
+@dataclass(frozen=True, eq=False)
+class TableFilterResult(Result):
+    """What :func:`filter_table` returns: the rows to keep, with the counts behind them.
+
+    :meth:`to_frame` gives the returned rows (what ``fairacq filter apply`` writes);
+    :meth:`save` / :meth:`load` keep every field.
 
     Attributes
     ----------
@@ -65,6 +69,20 @@ class TableFilterResult:
     trace: Trace
     unknown_categories: dict[str, int] = field(default_factory=dict)
     group_counts: dict[str, dict[str, int]] | None = None
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return the admitted candidates (every candidate with ``all_rows``), as :attr:`rows`.
+
+        Their own columns in order, then ``admission_probability`` (and ``admitted``).
+        """
+        return self.rows.copy()
+
+    def _caption(self) -> str:
+        mask = np.asarray(self.mask, dtype=bool)
+        text = f"admitted {int(mask.sum())} of {mask.size} candidates"
+        if self.group_counts is not None and "beta_admitted" in self.trace.to_frame():
+            text += f"; imbalance of the admitted groups {self.trace.final('beta_admitted'):.3f}"
+        return text
 
     def summary(self) -> dict[str, Any]:
         """Return the counts as JSON types: the trace row, counts per group, unknown values."""
@@ -231,18 +249,18 @@ def filter_table(
     X = proxy.encode(frame, where=where) if isinstance(proxy, TableProxy) else frame
     unknown = dict(proxy.encoder.unknown_counts_) if isinstance(proxy, TableProxy) else {}
     truth = _truth(proxy, frame, evaluate, where)
-    result = BalancedFilter(proxy=fitted, random_state=random_state).filter(X, s=truth)
+    filt = BalancedFilter(proxy=fitted, random_state=random_state).fit(X, s=truth)
     chance = fitted.admission_probability(X)
     if fitted.beta > BALANCED:  # admitting all alike is right for balanced groups
-        _warn_if_alike(chance, result.mask, where)
+        _warn_if_alike(chance, filt.mask_, where)
     rows = frame.assign(**{PROBABILITY_COLUMN: chance})
     if all_rows:
-        rows[ADMITTED_COLUMN] = result.mask
+        rows[ADMITTED_COLUMN] = filt.mask_
     else:
-        rows = rows.loc[result.mask].reset_index(drop=True)
-    counts = None if truth is None else _group_counts(truth, fitted, result.mask)
+        rows = rows.loc[filt.mask_].reset_index(drop=True)
+    counts = None if truth is None else _group_counts(truth, fitted, filt.mask_)
     unknown = {c: n for c, n in unknown.items() if n}
-    return TableFilterResult(rows, result.mask, result.trace, unknown, counts)
+    return TableFilterResult(rows, filt.mask_, filt.trace_, unknown, counts)
 
 
 def _warn_if_alike(chance: NDArray[np.float64], mask: NDArray[np.bool_], where: str) -> None:
@@ -265,7 +283,7 @@ def run_summary(
     report: Mapping[str, Any],
     *,
     config: Mapping[str, Any],
-    seed: Any,
+    seed: int | None,
     warnings: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Return the JSON record of a command's run: what it did, with what, and what warned.

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from fairacq._typing import GroupLabel
 from fairacq.exceptions import InvalidDataError
 from fairacq.metrics._checks import _binary, _groups, _real, _rows
 from fairacq.metrics._performance import _per_group_auc
@@ -24,7 +25,7 @@ def group_table(
     s: ArrayLike,
     *,
     scores: ArrayLike | None = None,
-    group_names: Sequence[Any] | None = None,
+    group_names: Sequence[GroupLabel] | None = None,
 ) -> pd.DataFrame:
     """Return one row per group with its size, rates, accuracy and AUC-ROC.
 

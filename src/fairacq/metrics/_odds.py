@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from fairacq._typing import GroupLabel
 from fairacq.metrics._checks import _binary, _gap, _groups, _pair, _rows
 
 __all__ = [
@@ -86,8 +87,8 @@ def equal_opportunity_diff_signed(
     y_pred: ArrayLike,
     s: ArrayLike,
     *,
-    protected: Any = None,
-    privileged: Any = None,
+    protected: GroupLabel | None = None,
+    privileged: GroupLabel | None = None,
 ) -> float:
     """Return ``TPR(protected) - TPR(privileged)`` for two groups.
 
@@ -173,8 +174,8 @@ def equalized_odds_diff_signed(
     y_pred: ArrayLike,
     s: ArrayLike,
     *,
-    protected: Any = None,
-    privileged: Any = None,
+    protected: GroupLabel | None = None,
+    privileged: GroupLabel | None = None,
 ) -> float:
     """Return the signed TPR or FPR gap (protected minus privileged), whichever is larger.
 

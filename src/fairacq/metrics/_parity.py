@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from fairacq._typing import GroupLabel
 from fairacq.metrics._checks import (
     _binary,
     _gap,
@@ -50,8 +51,8 @@ def _signed(
     values: ArrayLike,
     s: ArrayLike,
     name: str,
-    protected: Any,
-    privileged: Any,
+    protected: GroupLabel | None,
+    privileged: GroupLabel | None,
     *,
     soft: bool = False,
 ) -> float:
@@ -61,7 +62,11 @@ def _signed(
 
 
 def demographic_parity_diff_signed(
-    y_pred: ArrayLike, s: ArrayLike, *, protected: Any = None, privileged: Any = None
+    y_pred: ArrayLike,
+    s: ArrayLike,
+    *,
+    protected: GroupLabel | None = None,
+    privileged: GroupLabel | None = None,
 ) -> float:
     """Return ``P(Y_hat=1 | S=protected) - P(Y_hat=1 | S=privileged)`` for two groups.
 
@@ -170,7 +175,11 @@ def demographic_parity_ratio(y_pred: ArrayLike, s: ArrayLike) -> float:
 
 
 def mean_score_parity_diff_signed(
-    scores: ArrayLike, s: ArrayLike, *, protected: Any = None, privileged: Any = None
+    scores: ArrayLike,
+    s: ArrayLike,
+    *,
+    protected: GroupLabel | None = None,
+    privileged: GroupLabel | None = None,
 ) -> float:
     """Return ``E[p(x) | S=protected] - E[p(x) | S=privileged]`` for two groups.
 
@@ -283,7 +292,11 @@ def base_rate_diff(y_true: ArrayLike, s: ArrayLike) -> float:
 
 
 def base_rate_diff_signed(
-    y_true: ArrayLike, s: ArrayLike, *, protected: Any = None, privileged: Any = None
+    y_true: ArrayLike,
+    s: ArrayLike,
+    *,
+    protected: GroupLabel | None = None,
+    privileged: GroupLabel | None = None,
 ) -> float:
     """Return ``P(Y=1 | S=protected) - P(Y=1 | S=privileged)`` for two groups.
 

@@ -15,11 +15,10 @@ The other four compare, item by item, each group's mean error
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from fairacq._typing import GroupLabel
 from fairacq._validation import check_no_nan
 from fairacq.exceptions import InvalidDataError
 from fairacq.metrics._checks import _groups, _protected_mask, _real, _rows
@@ -33,7 +32,9 @@ __all__ = [
 ]
 
 
-def non_parity_unfairness(y_pred: ArrayLike, s: ArrayLike, *, protected: Any = None) -> float:
+def non_parity_unfairness(
+    y_pred: ArrayLike, s: ArrayLike, *, protected: GroupLabel | None = None
+) -> float:
     """Return the non-parity unfairness ``|E_protected[y_hat] - E_unprotected[y_hat]|``.
 
     Zhang & Ramesh (§4.2), after Yao & Huang (2017): the absolute difference between the mean
@@ -80,7 +81,7 @@ def _item_errors(
     y_pred: ArrayLike,
     s: ArrayLike,
     items: ArrayLike,
-    protected: Any,
+    protected: GroupLabel | None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Per-item mean error of the protected and the unprotected users (items both rated)."""
     a = _rows(where, y_true=y_true, y_pred=y_pred, s=s, items=items)
@@ -117,7 +118,7 @@ def value_unfairness(
     s: ArrayLike,
     items: ArrayLike,
     *,
-    protected: Any = None,
+    protected: GroupLabel | None = None,
 ) -> float:
     """Return the value unfairness of Yao & Huang (2017).
 
@@ -165,7 +166,7 @@ def absolute_unfairness(
     s: ArrayLike,
     items: ArrayLike,
     *,
-    protected: Any = None,
+    protected: GroupLabel | None = None,
 ) -> float:
     """Return the absolute unfairness of Yao & Huang (2017).
 
@@ -212,7 +213,7 @@ def underestimation_unfairness(
     s: ArrayLike,
     items: ArrayLike,
     *,
-    protected: Any = None,
+    protected: GroupLabel | None = None,
 ) -> float:
     """Return the underestimation unfairness of Yao & Huang (2017).
 
@@ -259,7 +260,7 @@ def overestimation_unfairness(
     s: ArrayLike,
     items: ArrayLike,
     *,
-    protected: Any = None,
+    protected: GroupLabel | None = None,
 ) -> float:
     """Return the overestimation unfairness ``U_over`` of Zhang & Ramesh (§4.3).
 

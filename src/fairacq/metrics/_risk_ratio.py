@@ -11,11 +11,10 @@ protected and unprotected rows. Then ``RD = p1 - p2``, ``RR = p1 / p2`` and
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numpy.typing import ArrayLike
 
+from fairacq._typing import GroupLabel
 from fairacq.exceptions import InvalidParameterError
 from fairacq.metrics._checks import _groups, _protected_mask, _rows, _safe_ratio, _unit
 
@@ -23,7 +22,7 @@ __all__ = ["relative_chance", "risk_difference", "risk_ratio"]
 
 
 def _denial_rates(
-    where: str, y_pred: ArrayLike, s: ArrayLike, protected: Any, favourable: int
+    where: str, y_pred: ArrayLike, s: ArrayLike, protected: GroupLabel | None, favourable: int
 ) -> tuple[float, float]:
     """Return (p1, p2): the unfavourable-outcome rates of the protected and other rows."""
     if isinstance(favourable, bool) or favourable not in (0, 1):
@@ -42,7 +41,7 @@ def _denial_rates(
 
 
 def risk_difference(
-    y_pred: ArrayLike, s: ArrayLike, *, protected: Any = None, favourable: int = 1
+    y_pred: ArrayLike, s: ArrayLike, *, protected: GroupLabel | None = None, favourable: int = 1
 ) -> float:
     """Return the risk difference ``RD = p1 - p2`` of Zhang & Ramesh (§4.2).
 
@@ -88,7 +87,7 @@ def risk_difference(
 
 
 def risk_ratio(
-    y_pred: ArrayLike, s: ArrayLike, *, protected: Any = None, favourable: int = 1
+    y_pred: ArrayLike, s: ArrayLike, *, protected: GroupLabel | None = None, favourable: int = 1
 ) -> float:
     """Return the risk ratio ``RR = p1 / p2`` of Zhang & Ramesh (§4.2).
 
@@ -129,7 +128,7 @@ def risk_ratio(
 
 
 def relative_chance(
-    y_pred: ArrayLike, s: ArrayLike, *, protected: Any = None, favourable: int = 1
+    y_pred: ArrayLike, s: ArrayLike, *, protected: GroupLabel | None = None, favourable: int = 1
 ) -> float:
     """Return the relative chance ``RC = (1 - p1) / (1 - p2)`` of Zhang & Ramesh (§4.2).
 

@@ -6,11 +6,13 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from numpy.typing import NDArray
 from sklearn.exceptions import NotFittedError as SklearnNotFittedError
 from sklearn.model_selection import train_test_split
 
 from fairacq._random import RandomState, derive_int_seed
+from fairacq._typing import ArrayLike, LearnerLike
 from fairacq._validation import Interval, validate_parameter_constraints
 from fairacq.data import FairDataset, as_fair_dataset
 from fairacq.exceptions import InvalidDataError, InvalidParameterError, NotFittedError
@@ -24,11 +26,11 @@ __all__ = ["audit"]
 
 
 def audit(
-    dataset: Any,
-    model: Any = "lr",
+    dataset: FairDataset | pd.DataFrame | ArrayLike,
+    model: LearnerLike = "lr",
     *,
-    y: Any = None,
-    sensitive_features: Any = None,
+    y: ArrayLike | None = None,
+    sensitive_features: ArrayLike | None = None,
     positive: str | None = None,
     metrics: Sequence[str] = DEFAULT_METRICS,
     test_size: float = 0.3,

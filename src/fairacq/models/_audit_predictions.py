@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from fairacq._typing import ArrayLike
 from fairacq._validation import Interval, validate_parameter_constraints
 from fairacq.data import FairDataset, as_fair_dataset
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
@@ -32,11 +33,11 @@ _EXPECTED = (
 
 
 def audit_predictions(
-    y_true: Any,
-    y_pred: Any = None,
+    y_true: ArrayLike,
+    y_pred: ArrayLike | None = None,
     *,
-    sensitive_features: Any,
-    scores: Any = None,
+    sensitive_features: ArrayLike,
+    scores: ArrayLike | None = None,
     positive: str | None = None,
     threshold: float = 0.5,
     metrics: Sequence[str] = DEFAULT_METRICS,

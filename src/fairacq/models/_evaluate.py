@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from fairacq._typing import Classifier
 from fairacq.data import FairDataset
 from fairacq.metrics import compute
 from fairacq.models._health import check_probabilities
@@ -23,7 +23,7 @@ DEFAULT_METRICS: tuple[str, ...] = (
 )
 
 
-def predict_scores(model: Any, X: NDArray[np.float64]) -> NDArray[np.float64]:
+def predict_scores(model: Classifier, X: NDArray[np.float64]) -> NDArray[np.float64]:
     """Probability of the positive class for each row.
 
     Raises
@@ -35,7 +35,7 @@ def predict_scores(model: Any, X: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 def evaluate(
-    model: Any,
+    model: Classifier,
     dataset: FairDataset,
     metrics: Sequence[str] = DEFAULT_METRICS,
     *,

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from fairacq._random import RandomState
+from fairacq._typing import ArrayLike, Classifier
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidParameterError
 
@@ -41,11 +41,11 @@ class GroupThresholds:
         text (:mod:`fairacq.models._threshold_fallback`).
     """
 
-    estimator: Any
+    estimator: Classifier
     thresholds: NDArray[np.float64]
     note: str | None = None
 
-    def chances(self, X: Any, *, sensitive_features: Any) -> NDArray[np.float64]:
+    def chances(self, X: ArrayLike, *, sensitive_features: ArrayLike) -> NDArray[np.float64]:
         """Return each row's chance of a positive prediction (0 or 1: the rule has no coin)."""
         scores = self.estimator.predict_proba(X)[:, 1]
         groups = np.asarray(sensitive_features, dtype=np.int64)
@@ -53,14 +53,14 @@ class GroupThresholds:
         return out
 
     def predict(
-        self, X: Any, *, sensitive_features: Any, random_state: RandomState = None
+        self, X: ArrayLike, *, sensitive_features: ArrayLike, random_state: RandomState = None
     ) -> NDArray[np.int64]:
         """Return the 0/1 predictions (``random_state`` is accepted and unused)."""
         return self.chances(X, sensitive_features=sensitive_features).astype(np.int64)
 
 
 def place_on_unlabelled(
-    model: Any, rates: NDArray[np.float64], unlabelled: FairDataset | Sequence[FairDataset]
+    model: Classifier, rates: NDArray[np.float64], unlabelled: FairDataset | Sequence[FairDataset]
 ) -> GroupThresholds:
     """Return thresholds giving each group its ``rates`` share of positives on ``unlabelled``.
 

@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fairacq._random import RandomState, derive_int_seed
+from fairacq._typing import ArrayLike
 from fairacq.data import FairDataset
 from fairacq.metrics import compute
 from fairacq.models._evaluate import DEFAULT_METRICS, _protected
@@ -67,11 +68,11 @@ def quiet_fairlearn() -> Iterator[None]:
 
 
 def prediction_metrics(
-    y_pred: Any,
+    y_pred: ArrayLike,
     dataset: FairDataset,
     metrics: Sequence[str] = DEFAULT_METRICS,
     *,
-    scores: Any = None,
+    scores: ArrayLike | None = None,
 ) -> dict[str, float]:
     """Compute ``metrics`` of 0/1 predictions ``y_pred`` of ``dataset``'s rows.
 

@@ -32,6 +32,7 @@ from numpy.typing import NDArray
 
 from fairacq._deps import require
 from fairacq._random import RandomState
+from fairacq._typing import LearnerLike
 from fairacq._validation import did_you_mean
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidParameterError
@@ -74,7 +75,7 @@ def _weight_name(learner: Any) -> str:
     return "sample_weight" if step is None else f"{step}__sample_weight"
 
 
-def mitigation_unavailable(name: str, learner: Any) -> str | None:
+def mitigation_unavailable(name: str, learner: LearnerLike) -> str | None:
     """Why ``name`` cannot run with ``learner`` (None when it can).
 
     The reweighting comparators (``expgrad-*``, ``reweighing``) need a learner whose ``fit``
@@ -119,7 +120,7 @@ def reweighing_weights(dataset: FairDataset) -> NDArray[np.float64]:
 
 
 def fit_mitigation(
-    name: str, train: FairDataset, *, learner: Any = "lr", random_state: RandomState = 0
+    name: str, train: FairDataset, *, learner: LearnerLike = "lr", random_state: RandomState = 0
 ) -> MitigatedModel:
     """Fit comparator ``name`` on ``train`` with the base ``learner``.
 

@@ -3,18 +3,29 @@
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.pipeline import Pipeline
 
+from fairacq._typing import Classifier
 from fairacq.exceptions import InvalidParameterError
 
 __all__ = ["partial_update"]
 
+_Model = TypeVar("_Model", bound=Classifier)
 
-def partial_update(model: Any, X: ArrayLike, y: ArrayLike) -> Any:
+
+@runtime_checkable
+class _Incremental(Protocol):
+    """A classifier that learns from new rows only."""
+
+    def partial_fit(self, X: Any, y: Any, /) -> Any:
+        """One pass over ``(X, y)``."""
+
+
+def partial_update(model: _Model, X: ArrayLike, y: ArrayLike) -> _Model:
     """Return a copy of a fitted ``model`` updated by one ``partial_fit`` pass over ``(X, y)``.
 
     The copy's scaler (the steps before the classifier of a :func:`make_learner` pipeline)
@@ -51,18 +62,16 @@ def partial_update(model: Any, X: ArrayLike, y: ArrayLike) -> Any:
     >>> updated is model
     False
     """
-    clf = model[-1] if isinstance(model, Pipeline) else model
-    if not hasattr(clf, "partial_fit"):
+    updated = copy.deepcopy(model)
+    clf = updated[-1] if isinstance(updated, Pipeline) else updated
+    if not isinstance(clf, _Incremental):
         raise InvalidParameterError(
             f"{type(clf).__name__} has no partial_fit, so it cannot be updated with new rows "
             "only. Refit it from scratch (refit='scratch') or use a learner with "
             "LearnerSpec.partial_fit (e.g. 'mlp')."
         )
-    updated = copy.deepcopy(model)
     X_arr = np.asarray(X, dtype=np.float64)
     if isinstance(updated, Pipeline):
         X_arr = updated[:-1].transform(X_arr)
-        updated[-1].partial_fit(X_arr, np.asarray(y))
-    else:
-        updated.partial_fit(X_arr, np.asarray(y))
+    clf.partial_fit(X_arr, np.asarray(y))
     return updated

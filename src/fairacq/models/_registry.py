@@ -17,6 +17,7 @@ from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 
 from fairacq._random import RandomState, derive_int_seed
+from fairacq._typing import Classifier, LearnerLike
 from fairacq._validation import check_known_params, did_you_mean
 from fairacq.exceptions import InvalidParameterError
 
@@ -52,7 +53,7 @@ class LearnerSpec:
     name: str
     description: str
     warm_start: bool
-    build: Callable[..., Any]
+    build: Callable[..., Classifier]
     partial_fit: bool = False
 
 
@@ -142,13 +143,13 @@ def learner_spec(name: str) -> LearnerSpec:
 
 
 def make_learner(
-    name: Any,
+    name: LearnerLike,
     *,
     random_state: RandomState = None,
     scale: bool = True,
     warm_start: bool = False,
     **params: Any,
-) -> Any:
+) -> Classifier:
     """Build a fresh scikit-learn classifier by name.
 
     Parameters
@@ -184,7 +185,8 @@ def make_learner(
     """
     seed = derive_int_seed(random_state) if random_state is not None else None
     if not isinstance(name, str) or ":" in name:
-        return _user_learner(name, seed, params)
+        user: Classifier = _user_learner(name, seed, params)  # scikit-learn is untyped
+        return user
     spec = learner_spec(name)
     check_known_params(f"The model {name!r}", params, _takes(spec.build(None, False)))
     clf = spec.build(seed, warm_start and spec.warm_start, **params)
@@ -192,10 +194,11 @@ def make_learner(
         _check_param_values(clf, params)
     if not scale:
         return clf
-    return Pipeline([("scale", StandardScaler()), ("clf", clf)])
+    scaled: Classifier = Pipeline([("scale", StandardScaler()), ("clf", clf)])
+    return scaled
 
 
-def is_learner(value: Any) -> bool:
+def is_learner(value: object) -> bool:
     """Whether :func:`make_learner` takes ``value``: a name, ``"module:Class"`` or a classifier."""
     if isinstance(value, str):
         return value in _REGISTRY or _IMPORT_PATH.fullmatch(value) is not None
@@ -204,7 +207,7 @@ def is_learner(value: Any) -> bool:
     )
 
 
-def describe_learner(learner: Any) -> str:
+def describe_learner(learner: LearnerLike) -> str:
     """Return a short name for reports: registry name, import path or class name."""
     if isinstance(learner, str):
         return learner

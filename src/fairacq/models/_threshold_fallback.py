@@ -18,15 +18,19 @@ warning.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from fairacq._typing import ArrayLike, Classifier
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidDataError
 from fairacq.models._group_thresholds import thresholds_at_rates
 from fairacq.models._mitigated_model import quiet_fairlearn
+
+if TYPE_CHECKING:
+    from fairlearn.postprocessing import ThresholdOptimizer
 
 __all__ = ["PartialThresholds", "one_label_groups"]
 
@@ -47,12 +51,12 @@ class PartialThresholds:
         Which groups fell back, and to what (a warning's text).
     """
 
-    estimator: Any
-    fitted: Any
+    estimator: Classifier
+    fitted: ThresholdOptimizer
     fixed: dict[int, float]
     note: str
 
-    def chances(self, X: Any, *, sensitive_features: Any) -> NDArray[np.float64]:
+    def chances(self, X: ArrayLike, *, sensitive_features: ArrayLike) -> NDArray[np.float64]:
         """Return each row's chance of a positive prediction."""
         X = np.asarray(X)
         groups = np.asarray(sensitive_features, dtype=np.int64)
@@ -69,7 +73,7 @@ class PartialThresholds:
         return out
 
     def predict(
-        self, X: Any, *, sensitive_features: Any, random_state: int | None = None
+        self, X: ArrayLike, *, sensitive_features: ArrayLike, random_state: int | None = None
     ) -> NDArray[np.int64]:
         """Return 0/1 predictions, each drawn with its row's chance (seeded as fairlearn's)."""
         chances = self.chances(X, sensitive_features=sensitive_features)

@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from fairacq._deps import require
 from fairacq._random import RandomState
+from fairacq._typing import Classifier
 from fairacq._warnings import warn_caller
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidParameterError, ResultWarning
@@ -79,7 +80,7 @@ def threshold_constraint(metric: str, tol: float = 0.0) -> str:
 
 
 def fit_thresholds(
-    model: Any,
+    model: Classifier,
     dataset: FairDataset,
     *,
     metric: str = "demographic_parity_diff_abs",

@@ -323,13 +323,13 @@ def _map_params(executor: Any) -> Any:
         return {}
 
 
-def takes_on_done(executor: Any) -> bool:
+def takes_on_done(executor: Executor) -> bool:
     """Whether ``executor.map`` accepts the ``on_done`` keyword."""
     params = _map_params(executor)
     return "on_done" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
 
-def takes_on_reused(executor: Any) -> bool:
+def takes_on_reused(executor: Executor) -> bool:
     """Whether ``executor.map`` names the ``on_reused`` keyword (:class:`CachingExecutor`).
 
     Unlike ``on_done``, a ``**kwargs`` catch-all does not count: a wrapper passing it on to

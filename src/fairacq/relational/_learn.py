@@ -14,10 +14,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from fairacq._callbacks import Callback
 from fairacq._random import RandomState
+from fairacq._result import Result
+from fairacq._trace import Trace
 from fairacq._warnings import warn_caller
 from fairacq.data.relational._relational_data import RelationalData
 from fairacq.relational._evaluation import evaluate_atoms
@@ -32,13 +35,21 @@ __all__ = ["LearnResult", "learn_rules"]
 
 
 @dataclass(frozen=True, eq=False)
-class LearnResult:
+class LearnResult(Result):
     """What :func:`learn_rules` produced.
+
+    A :class:`~fairacq.Result`: :meth:`to_frame` has one row per learned rule with its
+    weight, since the rules are what ``learn`` is for (the test atoms are in
+    ``predictions``, the numbers of the run in :meth:`summary`). Saving: ``save(path)``
+    writes every field but ``learner`` (a live agent and scorer); after
+    ``LearnResult.load(path)`` ``learner`` is None, and everything else, :meth:`summary`
+    included, works. To keep the agent's clause lists too, write the learner's folder with
+    :func:`~fairacq.relational.write_a3sl` (what ``fairacq relational learn`` does).
 
     Parameters
     ----------
-    learner : FairA3SL
-        The fitted learner (``best_rules_``, ``trace_``...).
+    learner : FairA3SL or None
+        The fitted learner (``best_rules_``, ``trace_``...); None after loading.
     predictions : pandas.DataFrame
         MAP values of the test target atoms under the learned rules (and the constraints).
     metrics : dict of str to float
@@ -47,31 +58,88 @@ class LearnResult:
         The run's settings, as recorded in the summary.
     warnings : tuple of str
         One line each: what was issued as a warning during the run.
+    rules : tuple of str
+        The learned rules as PSL text, with their weights (``learner.best_rules_``).
+    trace : Trace
+        One row per training step (``learner.trace_``).
+    best_reward, agent_reward : float
+        Reward of the rules kept, and of the agent's own best list (before local search).
+    exploration : float
+        How much the trained policy still explores (``learner.exploration_``; 1 is uniform).
     """
 
-    learner: FairA3SL
+    learner: FairA3SL | None
     predictions: pd.DataFrame
     metrics: dict[str, float]
     settings: dict[str, Any]
     warnings: tuple[str, ...]
+    rules: tuple[str, ...]
+    trace: Trace
+    best_reward: float
+    agent_reward: float
+    exploration: float
+
+    _not_saved = ("learner",)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return one row per learned rule: ``rule`` and ``weight`` (NaN for a hard rule).
+
+        ``rule`` is the PSL text without its starting weight, which has its own column
+        (``rules`` keeps the full text).
+        """
+        weights = {row["rule"]: row["weight"] for row in rule_weights(list(self.rules))}
+        return pd.DataFrame(
+            {
+                "rule": [r.split(":", 1)[1].strip() if r in weights else r for r in self.rules],
+                "weight": [weights.get(rule, np.nan) for rule in self.rules],
+            }
+        )
+
+    def _caption(self) -> str:
+        auc, rd = self.metrics.get("auc_roc", np.nan), self.metrics.get("rd", np.nan)
+        return (
+            f"{len(self.rules)} rules, reward {self.best_reward:.4f}, "
+            f"test AUC-ROC {auc:.4f}, RD {rd:.4f}"
+        )
 
     def summary(self) -> dict[str, Any]:
         """Return a JSON-ready dict: settings, rewards, weights, test metrics, warnings."""
-        learner = self.learner
-        rows = learner.trace_.to_frame()
+        rows = self.trace.to_frame()
         moves: list[str] = []
         if "move" in rows:  # only a refined fit has local-search rows
             moves = [str(m) for m in rows.loc[rows["phase"] == "refine", "move"]]
         return {
             **self.settings,
-            "best_reward": learner.best_reward_,
-            "agent_reward": learner.agent_reward_,
+            "best_reward": self.best_reward,
+            "agent_reward": self.agent_reward,
             "refine_moves": moves,
-            "exploration": learner.exploration_,
-            "weights": rule_weights(learner.best_rules_),
+            "exploration": self.exploration,
+            "weights": rule_weights(list(self.rules)),
             "test_metrics": json_metrics(self.metrics),
             "warnings": list(self.warnings),
         }
+
+
+def _learn_result(
+    learner: FairA3SL,
+    predictions: pd.DataFrame,
+    metrics: dict[str, float],
+    settings: dict[str, Any],
+    warnings: tuple[str, ...],
+) -> LearnResult:
+    """Gather the fitted learner's rules, trace and rewards beside it, as plain data."""
+    return LearnResult(
+        learner,
+        predictions,
+        metrics,
+        settings,
+        warnings,
+        rules=tuple(learner.best_rules_),
+        trace=learner.trace_,
+        best_reward=float(learner.best_reward_),
+        agent_reward=float(learner.agent_reward_),
+        exploration=float(learner.exploration_),
+    )
 
 
 def learn_rules(
@@ -158,4 +226,4 @@ def learn_rules(
         "preset": preset,
         "refine_evaluations": refine_evaluations,
     }
-    return LearnResult(learner, predictions, metrics, settings, tuple(m for m, _ in found))
+    return _learn_result(learner, predictions, metrics, settings, tuple(m for m, _ in found))

@@ -30,6 +30,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from fairacq._random import RandomState
+from fairacq._result import Result
 from fairacq._warnings import warn_caller
 from fairacq.data.relational._relational_data import RelationalData
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
@@ -69,8 +70,15 @@ RuleInput = str | Sequence["str | Rule | ArithmeticRule"]
 
 
 @dataclass(frozen=True, eq=False)
-class PipelineResult:
+class PipelineResult(Result):
     """What :func:`run_pipeline` produced.
+
+    A :class:`~fairacq.Result`: :meth:`to_frame` is ``predictions``, the inferred atoms a
+    user came for (the metrics and rules are in :meth:`summary`). Saving: ``save(path)``
+    writes every field but ``model`` (a grounded model, rebuilt by running the pipeline
+    again, or grounding ``rules`` on the test data); after ``PipelineResult.load(path)``
+    ``model`` and ``learning.model`` are None. ``fairacq relational infer`` writes its own
+    folder (atoms, rules, summary) instead.
 
     Parameters
     ----------
@@ -82,8 +90,8 @@ class PipelineResult:
         Rule weights used at inference (learned, given or the rules' own).
     rules : list of str
         The weighted rules as PSL text, with ``weights`` (hard rules unchanged).
-    model : GroundModel
-        The test model with its weights and the fairness constraints.
+    model : GroundModel or None
+        The test model with its weights and the fairness constraints (None after loading).
     map_result : MapResult
         The MAP inference on ``model``.
     learning : WeightLearningResult or None
@@ -103,16 +111,32 @@ class PipelineResult:
     metrics: dict[str, float]
     weights: NDArray[np.float64]
     rules: list[str]
-    model: GroundModel
+    model: GroundModel | None
     map_result: MapResult
     learning: WeightLearningResult | None
     fairness: tuple[FairnessSpec, ...]
     seconds: dict[str, float] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
 
+    _not_saved = ("model",)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return the inferred atoms: ``predicate``, ``arg0 ...``, ``value`` (a copy)."""
+        return self.predictions.copy()
+
+    def _caption(self) -> str:
+        names = {"auc_roc": "AUC-ROC", "rd": "RD"}
+        shown = [f"{names[k]} {v:.4f}" for k, v in self.metrics.items() if k in names]
+        state = "converged" if self.map_result.converged else "not converged"
+        return ", ".join([f"{len(self.predictions)} atoms", *shown, f"inference {state}"])
+
     def summary(self) -> dict[str, Any]:
-        """Return a JSON-ready dict: metrics (None where undefined), weights, rules, etc."""
+        """Return a JSON-ready dict: metrics (None where undefined), weights, rules, etc.
+
+        ``n_potentials`` is None for a loaded result (its model is not saved).
+        """
         res = self.map_result
+        model = self.model
         return {
             "metrics": json_metrics(self.metrics),
             "rules": list(self.rules),
@@ -126,8 +150,8 @@ class PipelineResult:
                 "n_iter": int(res.n_iter),
                 "converged": bool(res.converged),
             },
-            "n_variables": int(self.model.n_variables),
-            "n_potentials": int(self.model.potentials.n_potentials),
+            "n_variables": len(res.values),
+            "n_potentials": None if model is None else int(model.potentials.n_potentials),
             "seconds": {k: round(v, 4) for k, v in self.seconds.items()},
             "warnings": list(self.warnings),
         }

@@ -142,4 +142,5 @@ def _verdict_fields(verdict: VerdictLike) -> dict[str, Any]:
         "op": verdict.op,
         "paper": verdict.paper,
         "detail": verdict.detail,
+        **({"facts": dict(facts)} if (facts := getattr(verdict, "facts", None)) else {}),
     }

@@ -14,10 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
+import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from fairacq._deps import require
 from fairacq._random import RandomState
+from fairacq._result import Result
+from fairacq._typing import Classifier
 from fairacq._validation import (
     Interval,
     Options,
@@ -48,8 +51,11 @@ _WHERE = "fairness_influence"
 
 
 @dataclass(frozen=True, eq=False)
-class InfluenceResult:
+class InfluenceResult(Result):
     """First-order influence of each training row on a fairness surrogate.
+
+    :meth:`to_frame` gives one row per training row. Saving: ``result.save(folder)``
+    writes every field and ``InfluenceResult.load(folder)`` reads it back.
 
     Attributes
     ----------
@@ -94,12 +100,38 @@ class InfluenceResult:
     residual: float = 0.0
     loss_values: NDArray[np.float64] | None = field(default=None, repr=False)
 
+    def to_frame(self) -> pd.DataFrame:
+        """Return one row per training row: its influence, and on the loss if computed.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``value`` (:attr:`values`), ``improvement`` (:func:`fairness_improvement`:
+            positive when one more copy of the row shrinks the fairness gap) and, with
+            ``with_loss=True``, ``loss_value`` (:attr:`loss_values`); indexed by the
+            training row's position.
+        """
+        frame = pd.DataFrame({"value": self.values, "improvement": fairness_improvement(self)})
+        if self.loss_values is not None:
+            frame["loss_value"] = self.loss_values
+        frame.index.name = "row"
+        return frame
+
+    def _caption(self) -> str:
+        solved = f"{self.solver} solver"
+        if self.solver != "exact":
+            solved += f", {self.iterations} iterations, residual {self.residual:.2g}"
+        return (
+            f"{self.metric} surrogate {self.surrogate:+.4g} ({self.branch} rows, groups "
+            f"{self.pair[0]} vs {self.pair[1]}); {solved}; damping {self.damping:g}"
+        )
+
 
 def fairness_influence(
-    model: Any,
-    X_train: Any,
+    model: Classifier,
+    X_train: ArrayLike,
     y_train: ArrayLike,
-    X_val: Any,
+    X_val: ArrayLike,
     y_val: ArrayLike,
     s_val: ArrayLike,
     *,

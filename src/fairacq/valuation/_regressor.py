@@ -86,7 +86,7 @@ class InfluenceRegressor(Strategy):
         self.alpha = alpha
 
     def fit(
-        self, X: Any, improvement: ArrayLike, y: ArrayLike | None = None
+        self, X: ArrayLike, improvement: ArrayLike, y: ArrayLike | None = None
     ) -> InfluenceRegressor:
         """Fit the regressor on training rows and their fairness improvement.
 
@@ -154,7 +154,7 @@ class InfluenceRegressor(Strategy):
         coef = np.asarray(ridge.coef_, dtype=np.float64) / scaler.scale_
         return coef, float(ridge.intercept_) - float(coef @ scaler.mean_)
 
-    def predict(self, X: Any, y: ArrayLike | None = None) -> NDArray[np.float64]:
+    def predict(self, X: ArrayLike, y: ArrayLike | None = None) -> NDArray[np.float64]:
         """Predict the fairness improvement of any number of rows.
 
         Parameters

@@ -62,7 +62,7 @@ class DifferentiableModel:
         return np.ascontiguousarray(np.asarray(Z, dtype=np.float64))
 
 
-def has_gradients(model: Any) -> bool:
+def has_gradients(model: object) -> bool:
     """Whether influence can be computed for ``model`` (a classifier or a Pipeline ending in one).
 
     Only the class is looked at (fitted or not); :func:`unwrap_model` checks the rest.

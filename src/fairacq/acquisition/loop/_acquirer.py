@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Self
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from fairacq._base import Strategy
 from fairacq._callbacks import Callback
@@ -193,7 +193,7 @@ class Acquirer(Strategy):
         *,
         validation: FairDataset,
         test: FairDataset | None = None,
-        costs: Any = None,
+        costs: ArrayLike | None = None,
         continue_from: Trace | str | os.PathLike[str] | None = None,
         callbacks: Sequence[Callback] = (),
         executor: ChunkExecutor | None = None,

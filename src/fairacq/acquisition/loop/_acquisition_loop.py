@@ -70,16 +70,47 @@ class AcquisitionLoop(RunLoop):
         self._val_scores: tuple[Any, NDArray[np.float64]] | None = None
         self._refit = ExactRefit(learner)  # make_learner(...).fit, the same model cheaper
         self._test_metrics: tuple[Any, dict[str, float]] | None = None
+        self._train_arrays: tuple[FairDataset, NDArray[np.float64], NDArray[np.int64]] | None
+        self._train_arrays = None
 
     # -- models ------------------------------------------------------------------------------
     def _fit(self, data: FairDataset) -> Any:
-        return self._refit.fit(self._learner_seed, data.to_numpy(), data.y)
+        return self._refit.fit(self._learner_seed, *self._arrays_of(data))
 
-    def _learn(self, model: Any, data: FairDataset, batch_rows: FairDataset) -> Any:
-        """Return the model after ``batch_rows`` joined ``data`` (its last rows)."""
+    def _arrays_of(self, data: FairDataset) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+        """Return the features and labels of the training set ``data`` (converted once a set)."""
+        if self._train_arrays is None or self._train_arrays[0] is not data:
+            self._train_arrays = (data, data.to_numpy(), data.y)
+        return self._train_arrays[1], self._train_arrays[2]
+
+    def _with_rows(
+        self, rows: NDArray[np.int64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]]:
+        """Return the training arrays with the pool ``rows`` appended, and the rows' arrays.
+
+        Read by position, without building a dataset: a batch that is not kept costs no
+        table copy (:meth:`_keep` builds the dataset of a kept one).
+        """
+        X, y = self._arrays_of(self.state.train)
+        rows_X, rows_y = self.source.read_rows(rows), self.source.labels_at(rows)
+        return np.concatenate([X, rows_X]), np.concatenate([y, rows_y]), rows_X, rows_y
+
+    def _keep(self, rows: NDArray[np.int64], X: NDArray[np.float64], y: NDArray[Any]) -> None:
+        """Make the pool ``rows`` part of the training set (whose arrays are ``X`` and ``y``)."""
+        data = self.state.train.concat(self.source.take(rows))
+        self._train_arrays = (data, X, y)
+        self.state.train = data
+
+    def _learn(
+        self,
+        model: Any,
+        arrays: tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.float64], NDArray[Any]],
+    ) -> Any:
+        """Return the model after the rows joined the training set (``_with_rows``'s arrays)."""
+        X, y, rows_X, rows_y = arrays
         if self.incremental:
-            return partial_update(model, batch_rows.to_numpy(), batch_rows.y)
-        return self._fit(data)
+            return partial_update(model, rows_X, rows_y)
+        return self._refit.fit(self._learner_seed, X, y)
 
     def _evaluate(self, model: Any, data: FairDataset) -> dict[str, float]:
         """Measure the tracked metrics of ``model`` on ``data`` (a subclass may post-process)."""
@@ -161,7 +192,8 @@ class AcquisitionLoop(RunLoop):
         if self.incremental:  # replay the updates in order: the model depends on its history
             model = st.model
             for batch_rows in self._replayed:
-                model = self._learn(model, st.train, batch_rows)
+                rows_X, rows_y = batch_rows.to_numpy(), batch_rows.y
+                model = self._learn(model, (rows_X, rows_y, rows_X, rows_y))
         elif self._replayed:
             model = self._fit(st.train)
         else:
@@ -193,10 +225,9 @@ class AcquisitionLoop(RunLoop):
             return None
         st.evaluation += 1
         batch_cost = float(self.costs[batch].sum())
-        batch_rows = self.source.take(batch)
-        candidate_data = st.train.concat(batch_rows)
+        arrays = self._with_rows(batch)
         clock = time.perf_counter()
-        candidate = self._learn(st.model, candidate_data, batch_rows)
+        candidate = self._learn(st.model, arrays)
         self.timings["fit_s"] += time.perf_counter() - clock
         cand_val = self._evaluate(candidate, self.validation)
         new_fairness = abs(cand_val[acq.metric])
@@ -206,7 +237,8 @@ class AcquisitionLoop(RunLoop):
         self.ledger.record(batch, accepted)
         if accepted:
             st.available[batch] = False
-            st.train, st.model, st.fairness = candidate_data, candidate, new_fairness
+            self._keep(batch, arrays[0], arrays[1])
+            st.model, st.fairness = candidate, new_fairness
             st.best_fairness = min(st.best_fairness, new_fairness)
             self.val = cand_val
         return {

@@ -104,11 +104,12 @@ class PaidRowsLoop(AcquisitionLoop):
         st = self.state
         if kept.size == 0:  # every paid row was postponed: nothing new to learn
             return st.train, st.model, self.val
-        rows = self.source.take(kept)
-        data = st.train.concat(rows)
+        arrays = self._with_rows(kept)
         clock = time.perf_counter()
-        model = self._learn(st.model, data, rows)
+        model = self._learn(st.model, arrays)
         self.timings["fit_s"] += time.perf_counter() - clock
+        data = st.train.concat(self.source.take(kept))
+        self._train_arrays = (data, arrays[0], arrays[1])  # the arrays of the new training set
         return data, model, self._evaluate(model, self.validation)
 
 

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from fairacq._typing import Classifier
 from fairacq.acquisition.pools._chunk_map import ChunkExecutor
 from fairacq.acquisition.pools._pool_source import PoolSource
 from fairacq.data import FairDataset
@@ -61,7 +62,7 @@ class AcquisitionState:
     pool: PoolSource
     available: NDArray[np.bool_]
     costs: NDArray[np.float64]
-    model: Any
+    model: Classifier
     fairness: float
     best_fairness: float
     evaluation: int = 0
@@ -69,7 +70,7 @@ class AcquisitionState:
     extra: dict[str, Any] = field(default_factory=dict)
     executor: ChunkExecutor | None = None
     labels_seen: NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=bool))
-    val_scores: tuple[Any, NDArray[np.float64]] | None = None
+    val_scores: tuple[Classifier, NDArray[np.float64]] | None = None
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -22,6 +22,8 @@ from fairacq.acquisition.pools._chunk_map import BlockFn, ChunkExecutor, map_blo
 from fairacq.acquisition.pools._pool_source import ArrayReader
 
 __all__ = ["ArrayRows", "RowSource", "Standardiser", "fit_standardiser", "label_and_sum"]
+
+R = TypeVar("R")
 
 
 class RowSource(Protocol):
@@ -32,11 +34,11 @@ class RowSource(Protocol):
 
     def map_blocks(
         self,
-        fn: BlockFn,
+        fn: BlockFn[R],
         *,
-        side: Mapping[str, NDArray[Any]] | None = None,
+        side: Mapping[str, NDArray[np.generic]] | None = None,
         executor: ChunkExecutor | None = None,
-    ) -> list[Any]:
+    ) -> list[R]:
         """Apply ``fn`` to every block in order."""
 
     def read_rows(self, positions: ArrayLike) -> NDArray[np.float64]:
@@ -56,11 +58,11 @@ class ArrayRows:
 
     def map_blocks(
         self,
-        fn: BlockFn,
+        fn: BlockFn[R],
         *,
-        side: Mapping[str, NDArray[Any]] | None = None,
+        side: Mapping[str, NDArray[np.generic]] | None = None,
         executor: ChunkExecutor | None = None,
-    ) -> list[Any]:
+    ) -> list[R]:
         """Apply ``fn`` to every block in order."""
         return map_blocks(
             ArrayReader(self.X, self.chunk_rows),

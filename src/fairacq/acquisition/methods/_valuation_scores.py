@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from fairacq._typing import Classifier
 from fairacq.acquisition.pools._chunk_map import ChunkExecutor
 from fairacq.acquisition.pools._pool_source import PoolSource, as_pool_source
 from fairacq.data import FairDataset
@@ -44,7 +45,7 @@ def surrogate_for(metric: str) -> str:
 
 
 def pool_improvement_scores(
-    model: Any,
+    model: Classifier,
     train: FairDataset,
     validation: FairDataset,
     pool: FairDataset | PoolSource,

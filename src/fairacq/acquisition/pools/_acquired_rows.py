@@ -12,13 +12,16 @@ sums to the run's reported cost:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
+from fairacq._base import Strategy
 from fairacq.acquisition.pools._parquet_pool import ParquetPool
+from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidDataError, NotFittedError
 
 if TYPE_CHECKING:
@@ -30,7 +33,7 @@ __all__ = ["ROW_COLUMNS", "acquired_rows", "acquisition_steps", "check_pool_colu
 ROW_COLUMNS = ("order", "step", "batch", "pool_row", "trained_on", "cost_paid")
 
 
-def check_pool_columns(columns: Any, *, where: str = "the pool") -> None:
+def check_pool_columns(columns: Iterable[str], *, where: str = "the pool") -> None:
     """Refuse pool columns named like :data:`ROW_COLUMNS` (call it before a run).
 
     Parameters
@@ -126,11 +129,11 @@ def _cells(value: Any) -> list[Any]:
 
 
 def acquired_rows(
-    acquirer: Any,
-    pool: Any,
+    acquirer: Strategy,
+    pool: FairDataset | ParquetPool,
     *,
     frame: pd.DataFrame | None = None,
-    costs: Any = None,
+    costs: ArrayLike | None = None,
 ) -> pd.DataFrame:
     """Return every pool row the run paid for, with its original columns, in order.
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
-from typing import Any, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -23,6 +23,9 @@ from numpy.typing import NDArray
 from fairacq._deps import require
 from fairacq.exceptions import CorruptFileError, InvalidParameterError
 from fairacq.parallel._dask import CONNECT_TIMEOUT, connect_client, local_cluster
+
+if TYPE_CHECKING:
+    from distributed import Client
 
 __all__ = [
     "ChunkExecutor",
@@ -39,7 +42,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 #: ``fn(X_block, side)``: the block's features and its slice of each side array.
-BlockFn = Callable[[NDArray[np.float64], Mapping[str, NDArray[Any]]], Any]
+BlockFn = Callable[[NDArray[np.float64], Mapping[str, NDArray[np.generic]]], R]
 
 
 class RangeReader(Protocol):
@@ -93,7 +96,7 @@ class DaskChunkExecutor:
         self,
         address: str | None = None,
         *,
-        client: Any = None,
+        client: Client | None = None,
         n_workers: int | None = None,
         timeout: float = CONNECT_TIMEOUT,
     ) -> None:
@@ -229,14 +232,14 @@ def task_ranges(n_rows: int, chunk_rows: int, block_rows: int) -> list[tuple[int
 
 def map_blocks(
     reader: RangeReader,
-    fn: BlockFn,
+    fn: BlockFn[R],
     *,
     n_rows: int,
     chunk_rows: int,
     block_rows: int,
-    side: Mapping[str, NDArray[Any]] | None = None,
+    side: Mapping[str, NDArray[np.generic]] | None = None,
     executor: ChunkExecutor | None = None,
-) -> list[Any]:
+) -> list[R]:
     """Apply ``fn`` to every block of the pool and return the results in block order.
 
     Parameters
@@ -265,11 +268,11 @@ def map_blocks(
 
 def _run_task(
     reader: RangeReader,
-    item: tuple[int, int, dict[str, NDArray[Any]]],
+    item: tuple[int, int, dict[str, NDArray[np.generic]]],
     *,
-    fn: BlockFn,
+    fn: BlockFn[R],
     block_rows: int,
-) -> list[Any]:
+) -> list[R]:
     start, stop, side = item
     out = []
     offset = 0

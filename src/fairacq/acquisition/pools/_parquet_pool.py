@@ -231,6 +231,10 @@ class ParquetPool(PoolSource):
         """Return the features of the rows at ``positions`` (C-contiguous)."""
         return self._features_at(np.asarray(positions, dtype=np.int64).ravel())
 
+    def labels_at(self, positions: ArrayLike) -> NDArray[np.int64]:
+        """Return the labels of the rows at ``positions`` (no copy of the pool's labels)."""
+        return self._y[np.asarray(positions, dtype=np.int64).ravel()].astype(np.int64)
+
     def local_reader(self) -> RangeReader:
         """Return the reader of the local copy of the features (built on first use).
 
@@ -285,7 +289,7 @@ class ParquetPool(PoolSource):
                 _warn_no_cache(self.path, len(self) * len(self._template.feature_names), exc)
         return self._cache
 
-    def sensitive_values(self, column: str) -> NDArray[Any] | None:
+    def sensitive_values(self, column: str) -> NDArray[np.object_] | None:
         """Return a sensitive column's values as strings (read from the file)."""
         attrs = list(self._template.sensitive_attrs)
         if column in self.sensitive_columns:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -27,6 +27,8 @@ from fairacq.acquisition.pools._chunk_map import (
 )
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
+
+R = TypeVar("R")
 
 __all__ = [
     "DEFAULT_BLOCK_ROWS",
@@ -118,7 +120,7 @@ class PoolSource(ABC):
         """Return the rows at ``positions`` (in that order) as a dataset."""
 
     @abstractmethod
-    def sensitive_values(self, column: str) -> NDArray[Any] | None:
+    def sensitive_values(self, column: str) -> NDArray[np.object_] | None:
         """Return a sensitive column's values as strings (``None`` if there is no such column)."""
 
     # -- derived -------------------------------------------------------------------------
@@ -149,11 +151,11 @@ class PoolSource(ABC):
 
     def map_blocks(
         self,
-        fn: BlockFn,
+        fn: BlockFn[R],
         *,
-        side: Mapping[str, NDArray[Any]] | None = None,
+        side: Mapping[str, NDArray[np.generic]] | None = None,
         executor: ChunkExecutor | None = None,
-    ) -> list[Any]:
+    ) -> list[R]:
         """Apply ``fn(X_block, side_block)`` to every block, in order (see ``map_blocks``)."""
         return map_blocks(
             self.reader_for(executor),
@@ -168,6 +170,10 @@ class PoolSource(ABC):
     def read_rows(self, positions: ArrayLike) -> NDArray[np.float64]:
         """Return the features of the rows at ``positions`` (in that order, C-contiguous)."""
         return np.ascontiguousarray(self.take(positions).to_numpy())
+
+    def labels_at(self, positions: ArrayLike) -> NDArray[np.int64]:
+        """Return the labels of the rows at ``positions``: ``take(positions).y``, cheaper."""
+        return self.take(positions).y
 
 
 class InMemoryPool(PoolSource):
@@ -204,6 +210,7 @@ class InMemoryPool(PoolSource):
             )
         self.dataset = dataset
         self._X: NDArray[np.float64] | None = None
+        self._labels: NDArray[np.int64] | None = None
 
     def __len__(self) -> int:
         return len(self.dataset)
@@ -247,7 +254,13 @@ class InMemoryPool(PoolSource):
         """Return the features of the rows at ``positions`` (C-contiguous)."""
         return np.ascontiguousarray(self.X[np.asarray(positions, dtype=np.int64)])
 
-    def sensitive_values(self, column: str) -> NDArray[Any] | None:
+    def labels_at(self, positions: ArrayLike) -> NDArray[np.int64]:
+        """Return the labels of the rows at ``positions`` (the labels copied once)."""
+        if self._labels is None:
+            self._labels = self.dataset.y
+        return self._labels[np.asarray(positions, dtype=np.int64)]
+
+    def sensitive_values(self, column: str) -> NDArray[np.object_] | None:
         """Return a sensitive column's values as strings."""
         sens = self.dataset.sensitive
         if column not in sens.columns:
@@ -268,7 +281,7 @@ class ArrayReader:
             yield self.X[a : min(a + self.chunk_rows, stop)]
 
 
-def as_pool_source(pool: Any) -> PoolSource:
+def as_pool_source(pool: FairDataset | PoolSource) -> PoolSource:
     """Return ``pool`` as a :class:`PoolSource` (a FairDataset is wrapped in memory).
 
     Raises

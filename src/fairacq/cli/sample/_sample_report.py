@@ -45,7 +45,7 @@ def people_table(result: AllocationResult) -> list[dict[str, str]]:
     """
     recommended = {method: result.recommended(method) for method, _ in result.runs}
     out = []
-    for i, row in enumerate(result.table().to_dict("records")):
+    for i, row in enumerate(result.to_frame().to_dict("records")):
         entry = {"group": str(row["group"]), "rows in table": str(row["rows"])}
         for method, _ in result.runs:
             entry[f"{method} samples"] = _recommended_cell(recommended[method], i)
@@ -135,7 +135,7 @@ def result_lines(result: AllocationResult, validation: str) -> list[str]:
 def _rows(result: AllocationResult, dataset: str) -> list[dict[str, Any]]:
     """Summary rows: worst-group accuracy and samples per group per method, the shares."""
     base = {"dataset": dataset, "paper_value": None}
-    acc, table = result.worst_group_accuracy(), result.table()
+    acc, table = result.worst_group_accuracy(), result.to_frame()
     rows: list[dict[str, Any]] = []
     for method in acc:
         rows.append({**base, "method": method, "metric": "test_worst_acc", **_num(acc[method])})

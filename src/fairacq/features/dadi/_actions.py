@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
+from fairacq.data import FairDataset
 from fairacq.exceptions import CorruptFileError, InvalidDataError
 
 __all__ = ["SET_ELEMENTS", "ActionSpace"]
@@ -143,7 +144,7 @@ class ActionSpace:
         return cls(cols, tuple(names), col_action)
 
     @classmethod
-    def from_dataset(cls, dataset: Any) -> ActionSpace:
+    def from_dataset(cls, dataset: FairDataset) -> ActionSpace:
         """Build the actions from a :class:`~fairacq.data.FairDataset`'s columns and groups."""
         return cls.from_groups(dataset.feature_names, dataset.feature_groups)
 
@@ -183,7 +184,7 @@ class ActionSpace:
             c for c, a in zip(self.columns, self.column_action, strict=True) if a == action
         )
 
-    def column_mask(self, acquired: Any) -> NDArray[np.bool_]:
+    def column_mask(self, acquired: ArrayLike) -> NDArray[np.bool_]:
         """Expand an action mask of shape (..., n_actions) to a column mask (..., n_columns)."""
         arr = np.asarray(acquired, dtype=bool)
         if arr.shape[-1] != self.n_actions:

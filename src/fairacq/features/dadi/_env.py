@@ -10,7 +10,7 @@ trainer steps a batch of such episodes as tensors instead (``_qlearning``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Literal, SupportsInt
 
 import gymnasium
 import numpy as np
@@ -18,6 +18,7 @@ from gymnasium import spaces
 from numpy.typing import ArrayLike, NDArray
 
 from fairacq._validation import check_binary_labels, check_consistent_length, check_no_nan
+from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
 from fairacq.features.dadi._actions import ActionSpace
 from fairacq.features.dadi._rewards import REWARDS, group_weights, terminal_reward
@@ -27,6 +28,9 @@ __all__ = ["DADIEnv", "SetPredictor"]
 SetPredictor = Callable[[NDArray[np.float64], NDArray[np.bool_]], ArrayLike]
 """``(values (n, d), column_mask (n, d)) -> probabilities``: P(y=1) (n,) for the classifier,
 P(b=1) (n,) or group probabilities (n, G) for the adversary."""
+
+#: One part of an observation: the observed values (float32) or the acquired mask (int8).
+_Array = NDArray[np.float32] | NDArray[np.int8]
 
 
 class DADIEnv(gymnasium.Env):
@@ -143,7 +147,12 @@ class DADIEnv(gymnasium.Env):
 
     @classmethod
     def from_dataset(
-        cls, dataset: Any, *, classifier: SetPredictor, adversary: SetPredictor, **kwargs: Any
+        cls,
+        dataset: FairDataset,
+        *,
+        classifier: SetPredictor,
+        adversary: SetPredictor,
+        **kwargs: Any,
     ) -> DADIEnv:
         """Build the env from a :class:`~fairacq.data.FairDataset` (its feature groups too)."""
         return cls(
@@ -159,7 +168,7 @@ class DADIEnv(gymnasium.Env):
     # -- gymnasium API ----------------------------------------------------------------------
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, NDArray[Any]], dict[str, Any]]:
+    ) -> tuple[dict[str, _Array], dict[str, Any]]:
         """Start an episode on a random individual (or ``options["index"]``)."""
         super().reset(seed=seed)
         if options is not None and "index" in options:
@@ -176,8 +185,8 @@ class DADIEnv(gymnasium.Env):
         return self._observation(), self._info(repeated=False)
 
     def step(
-        self, action: Any
-    ) -> tuple[dict[str, NDArray[Any]], float, bool, bool, dict[str, Any]]:
+        self, action: SupportsInt
+    ) -> tuple[dict[str, _Array], float, bool, bool, dict[str, Any]]:
         """Acquire a feature group, repeat one (a no-op), or STOP."""
         a = int(action)
         if not self.action_space.contains(a):
@@ -204,7 +213,7 @@ class DADIEnv(gymnasium.Env):
         """Return which columns are observed in the current state."""
         return self.actions.column_mask(self._acquired)
 
-    def _observation(self) -> dict[str, NDArray[Any]]:
+    def _observation(self) -> dict[str, _Array]:
         values = np.where(self.column_mask(), self.X[self._index], 0.0).astype(np.float32)
         return {"values": values, "acquired": self._acquired.astype(np.int8)}
 

@@ -26,6 +26,7 @@ from fairacq._callbacks import Callback
 from fairacq._loop import run_loop
 from fairacq._trace import Trace
 from fairacq._validation import check_no_nan
+from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidDataError
 from fairacq.features.dadi._diagnostics import exploration_warning, one_class_warning
 from fairacq.features.dadi._loop import DADILoop
@@ -131,9 +132,9 @@ class DADI(DADIParams):
     # ------------------------------------------------------------------------------------
     def fit(
         self,
-        dataset: Any,
+        dataset: FairDataset,
         *,
-        validation: Any | None = None,
+        validation: FairDataset | None = None,
         pretrained: DADI | None = None,
         continue_from: Trace | str | os.PathLike[str] | None = None,
         callbacks: Sequence[Callback] = (),

@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fairacq._random import RandomState
+from fairacq._typing import LearnerLike, Predictor
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
 from fairacq.filtering.proxies._rules import LinearRule, TreeRule
 
@@ -51,7 +52,7 @@ class EstimatorRule:
         The fitted classifier (trained on group codes).
     """
 
-    estimator: Any
+    estimator: Predictor
 
     def predict(self, X: NDArray[np.float64]) -> NDArray[np.int64]:
         """Return the proxy value (predicted group code) of each row of ``X``."""
@@ -102,7 +103,7 @@ def saveable_problem(model: Any) -> str | None:
     return f"{_SAVEABLE}, not {type(last).__name__}"
 
 
-def check_saveable_model(model: Any) -> None:
+def check_saveable_model(model: LearnerLike) -> None:
     """Raise if a proxy predicting with ``model`` could not be saved as JSON.
 
     Parameters

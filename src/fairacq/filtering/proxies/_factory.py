@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from fairacq._random import RandomState
+from fairacq._typing import LearnerLike
 from fairacq._validation import check_known_params, did_you_mean
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
@@ -35,10 +36,10 @@ def make_proxy(
     *,
     alpha: float = 0.2,
     gamma: float = 0.1,
-    model: Any = None,
+    model: LearnerLike | None = None,
     random_state: RandomState = None,
     **unknown: Any,
-) -> Any:
+) -> LabelProxy | AlphaBetaProxy:
     """Build an unfitted proxy by name.
 
     Parameters
@@ -95,9 +96,9 @@ def fit_proxy(
     sensitive: Sequence[str] | None = None,
     alpha: float = 0.2,
     gamma: float = 0.1,
-    model: Any = None,
+    model: LearnerLike | None = None,
     random_state: RandomState = None,
-) -> Any:
+) -> LabelProxy | AlphaBetaProxy:
     """Fit proxy ``proxy`` on a labelled sample.
 
     Parameters

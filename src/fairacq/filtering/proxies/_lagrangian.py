@@ -23,17 +23,22 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from numpy.typing import NDArray
 
+from fairacq._result import Result
 from fairacq.filtering._membership import membership_matrix
 from fairacq.filtering.proxies._rules import LinearRule, TreeRule
 
 __all__ = ["SplitGameResult", "paired_regression_oracle", "play_split_game", "tree_oracle"]
 
 
-@dataclass(frozen=True)
-class SplitGameResult:
-    """The randomized split learned at one leaf.
+@dataclass(frozen=True, eq=False)
+class SplitGameResult(Result):
+    """The randomized split learned at one leaf: a uniform mixture of rules.
+
+    :meth:`to_frame` gives one row per rule with its probability in the mixture;
+    :meth:`save` / :meth:`load` keep every field (the rules as plain arrays).
 
     Attributes
     ----------
@@ -54,6 +59,22 @@ class SplitGameResult:
     iterations: int
     duality_gap: float
     max_violation: float
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return one row per rule: its kind (linear or tree) and its probability."""
+        n = len(self.rules)
+        kinds = ["linear" if isinstance(r, LinearRule) else "tree" for r in self.rules]
+        return pd.DataFrame(
+            {"rule": np.arange(n), "kind": kinds, "probability": np.full(n, 1.0 / max(n, 1))}
+        )
+
+    def _caption(self) -> str:
+        return (
+            f"a mixture of {len(self.rules)} rule{'s' if len(self.rules) != 1 else ''} after "
+            f"{self.iterations} rounds; duality "
+            f"gap {self.duality_gap:.3g}, largest constraint value {self.max_violation:.3g} "
+            "(at most 0: both sides keep the disclosure bound)"
+        )
 
 
 def paired_regression_oracle(

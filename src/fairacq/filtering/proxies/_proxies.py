@@ -33,6 +33,7 @@ from fairacq._artefact import to_jsonable
 from fairacq._base import Strategy
 from fairacq._random import RandomState, as_generator, derive_int_seed
 from fairacq._trace import Trace, TraceRecorder
+from fairacq._typing import Model
 from fairacq._validation import (
     MAX_ABS_VALUE,
     HasMethods,
@@ -138,7 +139,9 @@ class FittedProxy:
         """In-sample expected fraction admitted, ``r_hat . rho``."""
         return expected_acceptance_rate(self.proxy_marginal, self.rho)
 
-    def proxy_values(self, X: Any, *, random_state: RandomState = None) -> NDArray[np.int64]:
+    def proxy_values(
+        self, X: FairDataset | pd.DataFrame | ArrayLike, *, random_state: RandomState = None
+    ) -> NDArray[np.int64]:
         """Return the proxy value of each candidate.
 
         Parameters
@@ -162,7 +165,9 @@ class FittedProxy:
             return self.rule.sample(arr, as_generator(random_state))
         return self.rule.predict(arr)
 
-    def admission_probability(self, X: Any) -> NDArray[np.float64]:
+    def admission_probability(
+        self, X: FairDataset | pd.DataFrame | ArrayLike
+    ) -> NDArray[np.float64]:
         """Return each candidate's admission probability under Algorithm 2.
 
         ``rho[z_hat(x)]`` for a deterministic proxy; for a randomized tree the expectation
@@ -538,8 +543,8 @@ class LabelProxy(Strategy):
         standardize: bool = True,
         max_depth: int | None = None,
         min_samples_leaf: int = 1,
-        estimator: Any = None,
-        target: Any = None,
+        estimator: str | Model | None = None,
+        target: ArrayLike | None = None,
         relaxed: bool = False,
         solver: str = "auto",
         random_state: RandomState = None,
@@ -585,7 +590,13 @@ class LabelProxy(Strategy):
             )
         return _linear_rule(X, codes, float(self.C), int(self.max_iter), bool(self.standardize))
 
-    def fit(self, X: Any, s: Any = None, *, groups: Any = None) -> LabelProxy:
+    def fit(
+        self,
+        X: FairDataset | pd.DataFrame | ArrayLike,
+        s: ArrayLike | None = None,
+        *,
+        groups: ArrayLike | Mapping[str, ArrayLike] | None = None,
+    ) -> LabelProxy:
         """Fit the proxy on a labelled sample and compute its in-sample ``A`` and ``rho``.
 
         Parameters
@@ -673,7 +684,7 @@ class LabelProxy(Strategy):
         fitted: FittedProxy = self.fitted_
         return fitted
 
-    def proxy_values(self, X: Any) -> NDArray[np.int64]:
+    def proxy_values(self, X: FairDataset | pd.DataFrame | ArrayLike) -> NDArray[np.int64]:
         """Return the proxy value (predicted group code) of each candidate.
 
         Raises
@@ -685,7 +696,9 @@ class LabelProxy(Strategy):
         """
         return self._fitted().proxy_values(X)
 
-    def admission_probability(self, X: Any) -> NDArray[np.float64]:
+    def admission_probability(
+        self, X: FairDataset | pd.DataFrame | ArrayLike
+    ) -> NDArray[np.float64]:
         """Return each candidate's admission probability ``rho[z_hat(x)]`` (Algorithm 2)."""
         return self._fitted().admission_probability(X)
 

@@ -13,11 +13,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from fairacq._result import saveable
 from fairacq.exceptions import CorruptFileError
 
 __all__ = ["LinearRule", "RandomizedTreeRule", "TreeRule", "check_rule", "rule_from_dict"]
 
 
+@saveable
 @dataclass(frozen=True)
 class LinearRule:
     """Predict ``outputs[argmax(X @ coef.T + intercept)]`` (binary: sign of one score).
@@ -54,6 +56,7 @@ class LinearRule:
         }
 
 
+@saveable
 @dataclass(frozen=True)
 class TreeRule:
     """A binary decision tree in array form (scikit-learn layout, leaves have feature -1).
@@ -103,6 +106,7 @@ class TreeRule:
         }
 
 
+@saveable
 @dataclass(frozen=True)
 class RandomizedTreeRule:
     """A tree of randomized splitting functions (Deng et al., Definitions 9-10).

@@ -22,9 +22,10 @@ from fairacq.data._columns import TableColumns
 from fairacq.data._encoder import TableEncoder
 from fairacq.exceptions import CorruptFileError, InvalidDataError
 from fairacq.filtering._membership import GroupClasses
-from fairacq.filtering.proxies._proxies import FittedProxy
+from fairacq.filtering.proxies._proxies import FittedProxy, LabelProxy
 from fairacq.filtering.proxies._rules import check_rule, rule_from_dict
 from fairacq.filtering.proxies._table import TableProxy
+from fairacq.filtering.proxies._tree import AlphaBetaProxy
 
 __all__ = ["load_proxy", "proxy_from_dict", "proxy_to_dict", "save_proxy"]
 
@@ -32,7 +33,7 @@ _FORMAT = "fairacq-proxy"
 _VERSION = 1
 
 
-def proxy_to_dict(proxy: Any) -> dict[str, Any]:
+def proxy_to_dict(proxy: FittedProxy | TableProxy | LabelProxy | AlphaBetaProxy) -> dict[str, Any]:
     """Return a JSON-ready description of a fitted proxy.
 
     Parameters
@@ -57,7 +58,7 @@ def proxy_to_dict(proxy: Any) -> dict[str, Any]:
             "report": dict(proxy.report),
         }
         return {**proxy_to_dict(proxy.proxy), "table": table}
-    fitted = getattr(proxy, "fitted_", proxy)
+    fitted: object = getattr(proxy, "fitted_", proxy)  # a strategy holds it in fitted_
     if not isinstance(fitted, FittedProxy):
         raise InvalidDataError(
             f"proxy_to_dict: expected a fitted proxy, got {type(proxy).__name__}. Call "
@@ -221,7 +222,9 @@ def _check_values(fitted: FittedProxy) -> None:
             )
 
 
-def save_proxy(proxy: Any, path: str | os.PathLike[str]) -> Path:
+def save_proxy(
+    proxy: FittedProxy | TableProxy | LabelProxy | AlphaBetaProxy, path: str | os.PathLike[str]
+) -> Path:
     """Write a fitted proxy to ``path`` as JSON (atomically).
 
     Parameters

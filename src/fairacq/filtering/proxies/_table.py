@@ -14,7 +14,7 @@ when it is not what was asked.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +23,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from fairacq._random import RandomState
+from fairacq._typing import LearnerLike
 from fairacq._warnings import warn_caller
 from fairacq.data._columns import TableColumns, prepare_table
 from fairacq.data._dataset import FairDataset
@@ -33,7 +34,8 @@ from fairacq.filtering._weights import UnreachableTargetWarning
 from fairacq.filtering.proxies._estimator import EstimatorRule
 from fairacq.filtering.proxies._factory import fit_proxy
 from fairacq.filtering.proxies._holdout import admits_everyone_problem, held_out_group_check
-from fairacq.filtering.proxies._proxies import FittedProxy
+from fairacq.filtering.proxies._proxies import FittedProxy, LabelProxy
+from fairacq.filtering.proxies._tree import AlphaBetaProxy
 
 __all__ = ["TableProxy", "fit_proxy_report", "fit_table_proxy", "training_group_counts"]
 
@@ -150,13 +152,13 @@ def fit_proxy_report(
     data: FairDataset,
     proxy: str = "alpha-beta",
     *,
-    sensitive: Any = None,
+    sensitive: Sequence[str] | None = None,
     alpha: float = 0.2,
     gamma: float = 0.1,
-    model: Any = None,
+    model: LearnerLike | None = None,
     random_state: RandomState = None,
     max_beta: float = 0.1,
-) -> tuple[Any, dict[str, Any]]:
+) -> tuple[LabelProxy | AlphaBetaProxy, dict[str, Any]]:
     """Fit a proxy with :func:`fit_proxy` and report what it achieved on its training rows.
 
     Parameters
@@ -296,7 +298,7 @@ def fit_table_proxy(
     *,
     alpha: float = 0.2,
     gamma: float = 0.1,
-    model: Any = None,
+    model: LearnerLike | None = None,
     random_state: RandomState = None,
     max_beta: float = 0.1,
     name: str = "table",

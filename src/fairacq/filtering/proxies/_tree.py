@@ -12,16 +12,19 @@ enough, when no split qualifies, or when leaves reach ``max_depth`` (20 in App. 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any, ClassVar
 
 import numpy as np
-from numpy.typing import NDArray
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
 
 from fairacq._artefact import to_jsonable
 from fairacq._base import Strategy
 from fairacq._random import RandomState
 from fairacq._validation import HasMethods, Interval, Options
+from fairacq.data import FairDataset
 from fairacq.exceptions import NotFittedError
 from fairacq.filtering._weights import UnreachableTargetWarning, sampling_weights
 from fairacq.filtering.proxies._proxies import (
@@ -119,7 +122,7 @@ class AlphaBetaProxy(Strategy):
         margin: float = 0.0,
         lambda_max: float = 100.0,
         relaxed: bool = False,
-        target: Any = None,
+        target: ArrayLike | None = None,
     ) -> None:
         self.alpha = alpha
         self.gamma = gamma
@@ -132,7 +135,13 @@ class AlphaBetaProxy(Strategy):
         self.relaxed = relaxed
         self.target = target
 
-    def fit(self, X: Any, s: Any = None, *, groups: Any = None) -> AlphaBetaProxy:
+    def fit(
+        self,
+        X: FairDataset | pd.DataFrame | ArrayLike,
+        s: ArrayLike | None = None,
+        *,
+        groups: ArrayLike | Mapping[str, ArrayLike] | None = None,
+    ) -> AlphaBetaProxy:
         """Grow the proxy tree on a labelled sample (Algorithm 4).
 
         Parameters
@@ -225,7 +234,9 @@ class AlphaBetaProxy(Strategy):
         fitted: FittedProxy = self.fitted_
         return fitted
 
-    def proxy_values(self, X: Any, *, random_state: RandomState = None) -> NDArray[np.int64]:
+    def proxy_values(
+        self, X: FairDataset | pd.DataFrame | ArrayLike, *, random_state: RandomState = None
+    ) -> NDArray[np.int64]:
         """Draw each candidate's leaf (the proxy is randomized, Definition 9).
 
         Raises
@@ -237,12 +248,14 @@ class AlphaBetaProxy(Strategy):
         """
         return self._fitted().proxy_values(X, random_state=random_state)
 
-    def leaf_weights(self, X: Any) -> NDArray[np.float64]:
+    def leaf_weights(self, X: FairDataset | pd.DataFrame | ArrayLike) -> NDArray[np.float64]:
         """Return each candidate's expected weight at each leaf (Definition 10)."""
         fitted = self._fitted()
         assert isinstance(fitted.rule, RandomizedTreeRule)
         return fitted.rule.leaf_weights(_feature_matrix(X, fitted.feature_names, fitted.method))
 
-    def admission_probability(self, X: Any) -> NDArray[np.float64]:
+    def admission_probability(
+        self, X: FairDataset | pd.DataFrame | ArrayLike
+    ) -> NDArray[np.float64]:
         """Return each candidate's admission probability ``sum_V w_V(x) rho_V``."""
         return self._fitted().admission_probability(X)

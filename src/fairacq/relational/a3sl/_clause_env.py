@@ -43,6 +43,7 @@ from typing import Any, TypeAlias
 import numpy as np
 from numpy.typing import NDArray
 
+from fairacq._result import saveable
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
 
 __all__ = [
@@ -63,6 +64,7 @@ END = 0
 _TRAILING_DIGITS = re.compile(r"\d+$")
 
 
+@saveable
 @dataclass(frozen=True, order=True)
 class ClauseLiteral:
     """A predicate, possibly negated.
@@ -82,6 +84,7 @@ class ClauseLiteral:
         return ("~" if self.negated else "") + self.predicate
 
 
+@saveable
 @dataclass(frozen=True, order=True)
 class Clause:
     """One first-order clause ``body -> head`` in canonical form.

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from fairacq._random import as_generator
+from fairacq._result import Result
 from fairacq.exceptions import InvalidParameterError
 from fairacq.relational.a3sl._clause_env import (
     END,
@@ -74,8 +75,12 @@ def enumerate_clauses(space: ClauseSpace, max_literals: int = 2) -> list[Clause]
 
 
 @dataclass(frozen=True)
-class RefineResult:
+class RefineResult(Result):
     """Outcome of :func:`refine_clause_list`.
+
+    A :class:`~fairacq.Result`: :meth:`to_frame` is ``history``, the moves the search took
+    with the reward after each. ``save(path)`` writes every field (the clauses as plain
+    data) and ``RefineResult.load(path)`` reads them all back.
 
     Attributes
     ----------
@@ -98,6 +103,18 @@ class RefineResult:
     history: pd.DataFrame
     evaluations: int
     converged: bool
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return one row per accepted move (a copy of ``history``)."""
+        return self.history.copy()
+
+    def _caption(self) -> str:
+        stop = "a local optimum" if self.converged else "the budget ran out"
+        return (
+            f"reward {self.reward:.4f} from {self.start_reward:.4f} with {len(self.clauses)} "
+            f"clauses after {len(self.history)} moves, {self.evaluations} lists scored; "
+            f"stopped at {stop}"
+        )
 
 
 def _moves(

@@ -11,7 +11,7 @@ groups and strength ``alpha`` so that an objective can call ``prior(values)``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -192,11 +192,11 @@ class FairnessPrior:
     """
 
     measure: Literal["equalized_odds", "overestimation"]
-    truth: Any
-    protected: Any
-    unprotected: Any
+    truth: ArrayLike
+    protected: ArrayLike
+    unprotected: ArrayLike
     alpha: float = 1.0
-    items: Any = field(default=None)
+    items: ArrayLike | None = field(default=None)
 
     def __post_init__(self) -> None:
         if self.measure not in ("equalized_odds", "overestimation"):
@@ -220,7 +220,8 @@ class FairnessPrior:
 
     def __call__(self, values: ArrayLike) -> float:
         """Return ``alpha * U(values)``."""
-        if self.measure == "equalized_odds":
+        # __post_init__ refuses an overestimation prior without items (and it is frozen)
+        if self.measure == "equalized_odds" or self.items is None:
             u = equalized_odds_prior(
                 values, self.truth, protected=self.protected, unprotected=self.unprotected
             )

@@ -32,13 +32,14 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
 from fairacq._deps import require
+from fairacq._result import Result
 from fairacq.exceptions import InvalidDataError, InvalidParameterError, MissingDependencyError
 
 if TYPE_CHECKING:
@@ -76,8 +77,12 @@ _PHASES = {
 
 
 @dataclass(frozen=True, eq=False)
-class PslResult:
+class PslResult(Result):
     """What one PSL inference run returned.
+
+    A :class:`~fairacq.Result`: :meth:`to_frame` is ``values``, the inferred atoms.
+    ``save(path)`` writes every field (``phase_seconds`` comes back as a plain dict) and
+    ``PslResult.load(path)`` reads them all back.
 
     Parameters
     ----------
@@ -114,6 +119,17 @@ class PslResult:
     n_iterations: int | None = None
     violated_constraints: int | None = None
     log: str = ""
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return the inferred atoms: ``predicate``, ``arg0 ...``, ``value`` (a copy)."""
+        return self.values.copy()
+
+    def _caption(self) -> str:
+        objective = "not logged" if self.objective is None else f"{self.objective:.6g}"
+        iterations = "" if self.n_iterations is None else f", {self.n_iterations} iterations"
+        violated = self.violated_constraints
+        broken = "" if violated is None else f", {violated} hard constraints violated"
+        return f"{len(self.values)} atoms, objective {objective}{iterations}{broken}"
 
     def to_vector(self, model: GroundModel) -> NDArray[np.float64]:
         """Return the inferred values in the order of ``model.variables``.
@@ -165,7 +181,7 @@ _JVM = _Jvm()
 
 
 def run_psl(
-    rules: str | Sequence[Any],
+    rules: str | Sequence[str | _PslRule],
     observations: Mapping[str, pd.DataFrame],
     targets: Mapping[str, pd.DataFrame],
     truth: Mapping[str, pd.DataFrame] | None = None,
@@ -370,6 +386,13 @@ def _rule_texts(rules: str | Sequence[Any]) -> list[str]:
     if not out:
         raise InvalidParameterError("run_psl: no rules given. Pass at least one PSL rule.")
     return out
+
+
+class _PslRule(Protocol):
+    """A parsed rule: it writes itself as PSL text."""
+
+    def to_psl(self) -> str:
+        """Return the rule as PSL text."""
 
 
 def _to_psl(rule: Any) -> str:

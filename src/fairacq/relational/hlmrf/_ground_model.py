@@ -74,7 +74,7 @@ class HingePotentials:
     @classmethod
     def build(
         cls,
-        coefficients: Any,
+        coefficients: sp.sparray | sp.spmatrix | ArrayLike,
         constants: ArrayLike,
         weights: ArrayLike,
         squared: ArrayLike,
@@ -135,7 +135,7 @@ class LinearConstraints:
     @classmethod
     def build(
         cls,
-        coefficients: Any,
+        coefficients: sp.sparray | sp.spmatrix | ArrayLike,
         constants: ArrayLike,
         equality: ArrayLike,
         labels: Sequence[str] | None = None,

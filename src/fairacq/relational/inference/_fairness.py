@@ -29,6 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
+from fairacq._result import saveable
 from fairacq._validation import did_you_mean
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
 from fairacq.relational.hlmrf._ground_model import GroundModel, LinearConstraints
@@ -52,6 +53,7 @@ FAIRNESS_MEASURES: dict[str, str] = {
 _SPEC = re.compile(r"^\s*([A-Za-z_\-]+)\s*<=\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*$")
 
 
+@saveable
 @dataclass(frozen=True)
 class FairnessSpec:
     """One delta-fairness requirement: a measure and its tolerance ``delta``.

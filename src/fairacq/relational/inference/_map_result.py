@@ -8,15 +8,20 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from fairacq.exceptions import InvalidDataError, UnknownNameError
+from fairacq._result import Result
+from fairacq.exceptions import InvalidDataError, InvalidParameterError, UnknownNameError
 from fairacq.relational.hlmrf._ground_model import GroundModel
 
 __all__ = ["MapResult"]
 
 
 @dataclass(frozen=True, eq=False)
-class MapResult:
+class MapResult(Result):
     """MAP state of a :class:`~fairacq.relational.GroundModel` and how it was reached.
+
+    A :class:`~fairacq.Result`: ``save(path)`` writes every field and ``MapResult.load(path)``
+    reads them back; the model is not part of the result, so pass it to :meth:`to_frame` for
+    the atoms' names.
 
     Parameters
     ----------
@@ -50,13 +55,24 @@ class MapResult:
     converged: bool
     seconds: float
 
-    def to_frame(self, model: GroundModel, predicate: str | None = None) -> pd.DataFrame:
+    def _caption(self) -> str:
+        state = "converged" if self.converged else "not converged"
+        return (
+            f"objective {self.objective:.6g}, {state} after {self.n_iter} iterations, "
+            f"largest violation {self.max_violation:.2g}"
+        )
+
+    def to_frame(
+        self, model: GroundModel | None = None, predicate: str | None = None
+    ) -> pd.DataFrame:
         """Return one row per target atom: ``predicate``, ``arg0 ... argK-1``, ``value``.
 
         Parameters
         ----------
-        model : GroundModel
-            The model these values were inferred for (gives the atoms).
+        model : GroundModel or None, default=None
+            The model these values were inferred for (gives the atoms). Without it the
+            table has one row per variable: ``variable`` (its position in the model) and
+            ``value``.
         predicate : str or None, default=None
             Keep only this predicate's atoms (then there are exactly as many argument columns
             as its arity). With ``None`` every atom is listed and atoms of lower arity are
@@ -70,9 +86,18 @@ class MapResult:
         ------
         InvalidDataError
             If the model has a different number of variables than ``values``.
+        InvalidParameterError
+            If ``predicate`` is given without ``model``.
         UnknownNameError
             If ``predicate`` has no target atom in the model.
         """
+        if model is None:
+            if predicate is not None:
+                raise InvalidParameterError(
+                    "MapResult.to_frame: predicate needs the model to name the atoms. "
+                    "Pass the model the result was inferred for."
+                )
+            return pd.DataFrame({"variable": np.arange(len(self.values)), "value": self.values})
         if model.n_variables != len(self.values):
             raise InvalidDataError(
                 f"MapResult.to_frame: the result has {len(self.values)} values but the model "

@@ -23,15 +23,18 @@ a truth value.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
+import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from fairacq._random import RandomState, as_generator
+from fairacq._result import Result
 from fairacq._validation import did_you_mean
 from fairacq.exceptions import InvalidDataError, InvalidParameterError
 from fairacq.relational.hlmrf._ground_model import GroundModel, LinearConstraints
@@ -41,18 +44,26 @@ from fairacq.relational.inference._map_result import MapResult
 __all__ = ["WeightLearningResult", "learn_weights"]
 
 Prior = Callable[[NDArray[np.float64]], float]
+_WEIGHT_PREFIX = re.compile(r"^\s*[-+0-9.eE]+\s*:\s*")
 
 
 @dataclass(frozen=True, eq=False)
-class WeightLearningResult:
+class WeightLearningResult(Result):
     """Learned rule weights and the MAP state they give.
+
+    A :class:`~fairacq.Result`: :meth:`to_frame` has one row per rule with its learned
+    weight. Saving: ``save(path)`` writes every field but ``model`` (a grounded model, large
+    and rebuilt by grounding the same rules on the same data, then
+    ``model.with_rule_weights(result.weights)``); after ``WeightLearningResult.load(path)``
+    ``model`` is None.
 
     Parameters
     ----------
     weights : ndarray of shape (n_rules,)
         Learned weights (the average over the steps).
-    model : GroundModel
-        The input model with the learned weights and the fairness constraints, if any.
+    model : GroundModel or None
+        The input model with the learned weights and the fairness constraints, if any
+        (None after loading).
     map_result : MapResult
         MAP state of ``model`` (with the learned weights).
     weight_history : ndarray of shape (n_iter, n_rules)
@@ -67,10 +78,12 @@ class WeightLearningResult:
         Steps taken.
     seconds : float
         Wall time, inference included.
+    rule_names : tuple of str, default=()
+        Name of each weighted rule (``model.rule_names``), in the order of ``weights``.
     """
 
     weights: NDArray[np.float64]
-    model: GroundModel
+    model: GroundModel | None
     map_result: MapResult
     weight_history: NDArray[np.float64]
     gradient_history: NDArray[np.float64]
@@ -78,6 +91,40 @@ class WeightLearningResult:
     priors: dict[str, float]
     n_iter: int
     seconds: float
+    rule_names: tuple[str, ...] = ()
+
+    _not_saved = ("model",)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return one row per weighted rule: its learned weight and how it got there.
+
+        Columns: ``rule`` (its text without the starting weight, or its position when the
+        model named none), ``weight``, ``truth_incompatibility`` (the rule's distance to
+        satisfaction at the truth) and ``last_gradient`` (the last step's scaled gradient;
+        near 0 once the weight settled). The weights are what learning is for, so they are
+        the table.
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        n_rules = len(self.weights)
+        given = self.rule_names if len(self.rule_names) == n_rules else range(n_rules)
+        names = [_WEIGHT_PREFIX.sub("", str(n)) for n in given]  # the weight has its column
+        return pd.DataFrame(
+            {
+                "rule": names,
+                "weight": self.weights,
+                "truth_incompatibility": self.truth_incompatibility,
+                "last_gradient": self.gradient_history[-1],  # n_iter >= 1
+            }
+        )
+
+    def _caption(self) -> str:
+        return (
+            f"{len(self.weights)} rule weights learned in {self.n_iter} steps "
+            f"({self.seconds:.2f} s); MAP objective {self.map_result.objective:.6g}"
+        )
 
 
 def _check_truth(model: GroundModel, truth: ArrayLike) -> NDArray[np.float64]:
@@ -239,4 +286,5 @@ def learn_weights(
         priors=prior_values,
         n_iter=n_iter,
         seconds=time.perf_counter() - start,
+        rule_names=tuple(final_model.rule_names),
     )

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from fairacq._random import RandomState, root_seed
+from fairacq._typing import LearnerLike
 from fairacq._warnings import warn_caller
 from fairacq.data import FairDataset
 from fairacq.exceptions import BudgetError, ResultWarning
@@ -58,7 +59,7 @@ def allocate_budget(
     n_trials: int = 20,
     random_state: RandomState = 0,
     test_size: float = 0.3,
-    learner: Any = None,
+    learner: LearnerLike | None = None,
     baseline: str | None = "uniform",
     executor: TrialMapper | None = None,
     **params: Any,
@@ -122,7 +123,7 @@ def allocate_budget(
     --------
     >>> from fairacq.data import load_toy
     >>> result = allocate_budget(load_toy(400), budget=40, n_trials=2)
-    >>> table = result.table()
+    >>> table = result.to_frame()
     >>> float(table["aopt samples"].sum()), table["uniform samples"].tolist()
     (40.0, [20.0, 20.0])
     """

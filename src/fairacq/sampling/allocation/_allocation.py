@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from fairacq._result import Result
+from fairacq._trace import Trace
 from fairacq.sampling.allocation._recommend import RecommendedCounts, recommend_counts
 from fairacq.sampling.allocation._versus_baseline import (
     BaselineVerdict,
     compare_to_baseline,
     trials_are_paired,
 )
-
-if TYPE_CHECKING:
-    from fairacq._trace import Trace
 
 __all__ = ["AllocationResult"]
 
@@ -65,8 +64,13 @@ def _mean_std(values: np.ndarray) -> tuple[float, float]:
 
 
 @dataclass(frozen=True)
-class AllocationResult:
+class AllocationResult(Result):
     """The answer of :func:`allocate_budget`: samples per group, and what they bought.
+
+    :meth:`to_frame` gives one row per group (rows in the table, samples and test accuracy
+    per method), :meth:`recommended` the counts to act on. Saving: ``result.save(folder)``
+    writes every field, the traces included, and ``AllocationResult.load(folder)`` reads
+    it back.
 
     Attributes
     ----------
@@ -120,7 +124,7 @@ class AllocationResult:
             runs.append((self.baseline, self.baseline_traces))
         return runs
 
-    def table(self) -> pd.DataFrame:
+    def to_frame(self) -> pd.DataFrame:
         """One row per group: rows in the table, samples per method and test accuracy.
 
         Returns
@@ -142,6 +146,13 @@ class AllocationResult:
                 float(np.nanmean(_finals(traces, f"test_acc_{g}"))) for g in self.groups
             ]
         return out
+
+    def _caption(self) -> str:
+        base = f" beside {self.baseline}" if self.baseline and self.baseline_traces else ""
+        return (
+            f"{self.method}{base}: {self.budget} samples over {len(self.groups)} groups, "
+            f"{len(self.traces)} trials"
+        )
 
     def recommended(self, method: str | None = None) -> RecommendedCounts:
         """Return one count per group for ``method`` (default: the sampler) to act on.
@@ -193,7 +204,7 @@ class AllocationResult:
         rec = {method: self.recommended(method) for method, _ in self.runs}
         verdict = self.verdict()
         groups = []
-        for i, row in enumerate(self.table().to_dict("records")):
+        for i, row in enumerate(self.to_frame().to_dict("records")):
             entry: dict[str, Any] = {"group": row["group"], "rows": int(row["rows"])}
             for method, _ in self.runs:
                 trials = counts[(counts["method"] == method) & (counts["group"] == row["group"])]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from fairacq._validation import read_size
 from fairacq.exceptions import BudgetError
@@ -11,7 +10,7 @@ from fairacq.exceptions import BudgetError
 __all__ = ["check_budget_fits", "resolve_budget"]
 
 
-def resolve_budget(budget: Any, n_rows: int) -> int:
+def resolve_budget(budget: int | str, n_rows: int) -> int:
     """Return the number of samples ``budget`` means for a table of ``n_rows`` rows.
 
     Parameters

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from fairacq._random import RandomState, child_seeds, spawn_seeds
+from fairacq._typing import LearnerLike
 from fairacq._validation import Interval, validate_parameter_constraints
 from fairacq._warnings import warn_caller
 from fairacq.data import FairDataset, standardize
@@ -108,7 +109,7 @@ def run_sampler_trials(
     random_state: RandomState = 0,
     test_size: float = 0.3,
     executor: TrialMapper | None = None,
-    learner: Any = None,
+    learner: LearnerLike | None = None,
     validation: str | None = None,
     **params: Any,
 ) -> list[Trace]:

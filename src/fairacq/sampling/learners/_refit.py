@@ -8,6 +8,8 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from fairacq._typing import LearnerLike
+
 __all__ = ["RefitLearner"]
 
 
@@ -43,7 +45,7 @@ class RefitLearner:
     #: The model is rebuilt from the drawn rows on resume, not loaded from the state.
     refits_on_resume: ClassVar[bool] = True
 
-    def __init__(self, learner: Any = "lr") -> None:
+    def __init__(self, learner: LearnerLike = "lr") -> None:
         self.learner = learner
         self._model: Any = None
         self._constant: float | None = 0.5

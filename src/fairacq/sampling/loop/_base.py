@@ -126,7 +126,9 @@ class GroupSampler(Strategy):
             make_learner("lr" if self.learner is None else self.learner)  # fails before a draw
         return mode
 
-    def check_validation(self, validation: Any, mode: str | None = None) -> None:
+    def check_validation(
+        self, validation: FairDataset | int | str | None, mode: str | None = None
+    ) -> None:
         """Refuse a ``validation`` argument of :meth:`fit` this sampler cannot use.
 
         Raises

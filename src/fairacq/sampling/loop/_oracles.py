@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from fairacq.data import FairDataset
 from fairacq.exceptions import BudgetError, InvalidDataError, InvalidParameterError
@@ -36,6 +36,19 @@ class GroupOracle(Protocol):
 
     def draw(self, group: int, n: int, rng: np.random.Generator) -> Draw:
         """Return ``(X, y)``: ``n`` rows of group code ``group`` (X 2-D float, y in {0, 1})."""
+
+
+class _GroupGenerator(Protocol):
+    """A generator of rows by group, as :mod:`fairacq.data.synthetic`'s models are."""
+
+    @property
+    def groups(self) -> Sequence[Hashable]:
+        """The group names, in code order."""
+
+    def sample(
+        self, group: int, n: int, *, random_state: np.random.Generator
+    ) -> tuple[ArrayLike, ArrayLike]:
+        """``n`` rows ``(X, y)`` of ``group``."""
 
 
 def _check_group(where: str, group: int, n_groups: int) -> int:
@@ -187,7 +200,7 @@ class GeneratorOracle:
     (['u', 'v'], (3, 2))
     """
 
-    def __init__(self, model: Any, *, proportions: Any = None) -> None:
+    def __init__(self, model: _GroupGenerator, *, proportions: ArrayLike | None = None) -> None:
         if not callable(getattr(model, "sample", None)) or not hasattr(model, "groups"):
             raise InvalidParameterError(
                 f"GeneratorOracle: {type(model).__name__} lacks 'groups' and "
@@ -235,10 +248,10 @@ class CallbackOracle:
 
     def __init__(
         self,
-        fn: Callable[[str, int, np.random.Generator], Any],
+        fn: Callable[[str, int, np.random.Generator], tuple[ArrayLike, ArrayLike]],
         group_names: Sequence[str],
         *,
-        proportions: Any = None,
+        proportions: ArrayLike | None = None,
     ) -> None:
         if not callable(fn):
             raise InvalidParameterError(

@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fairacq._random import RandomState
+from fairacq._typing import LearnerLike
 from fairacq._validation import HasMethods, Interval, Options
 from fairacq.sampling.learners._averaged_sgd import AveragedSGDLogistic
 from fairacq.sampling.learners._learners import RoundLearner
@@ -86,7 +87,7 @@ default="averaged-sgd"
         eta0: float = 0.5,
         alpha: float = 0.0,
         mode: str = "averaged-sgd",
-        learner: Any = None,
+        learner: LearnerLike | None = None,
         loss: str = "log",
         random_state: RandomState = None,
     ) -> None:

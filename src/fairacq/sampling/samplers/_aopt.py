@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fairacq._random import RandomState
+from fairacq._typing import LearnerLike
 from fairacq._validation import Interval, Options
 from fairacq.sampling.loop._base import GroupSampler, SamplerState
 from fairacq.sampling.samplers._trend import mann_kendall_score
@@ -115,7 +116,7 @@ class AoptSampler(GroupSampler):
         rademacher_scale: float = 1.0,
         xi: float = 0.5,
         mode: str = "exact",
-        learner: Any = None,
+        learner: LearnerLike | None = None,
         loss: str = "zero_one",
         random_state: RandomState = None,
     ) -> None:
@@ -219,7 +220,7 @@ class AoptPlusSampler(AoptSampler):
         rademacher_scale: float = 1.0,
         xi: float = 0.5,
         mode: str = "exact",
-        learner: Any = None,
+        learner: LearnerLike | None = None,
         loss: str = "zero_one",
         random_state: RandomState = None,
     ) -> None:

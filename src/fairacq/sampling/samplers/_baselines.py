@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fairacq._random import RandomState
+from fairacq._typing import LearnerLike
 from fairacq._validation import Interval
 from fairacq.sampling.loop._base import GroupSampler, SamplerState
 
@@ -40,7 +41,7 @@ class _SimpleSampler(GroupSampler):
         b0: int = 1,
         n0: int | None = None,
         mode: str = "exact",
-        learner: Any = None,
+        learner: LearnerLike | None = None,
         loss: str = "zero_one",
         random_state: RandomState = None,
     ) -> None:
@@ -97,7 +98,7 @@ class EpsilonGreedySampler(GroupSampler):
         n0: int | None = None,
         epsilon: float = 0.1,
         mode: str = "exact",
-        learner: Any = None,
+        learner: LearnerLike | None = None,
         loss: str = "zero_one",
         random_state: RandomState = None,
     ) -> None:

@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fairacq._random import RandomState
+from fairacq._typing import LearnerLike
 from fairacq._validation import Interval
 from fairacq.sampling.loop._base import GroupSampler, SamplerState
 
@@ -122,7 +123,7 @@ class MinimaxFairSampler(GroupSampler):
         eta0: float = 1.0,
         eta_power: float = 0.5,
         mode: str = "exact",
-        learner: Any = None,
+        learner: LearnerLike | None = None,
         loss: str = "zero_one",
         random_state: RandomState = None,
     ) -> None:

@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fairacq._random import RandomState
+from fairacq._typing import LearnerLike
 from fairacq._validation import Interval, Options
 from fairacq.exceptions import InvalidDataError
 from fairacq.sampling.loop._base import GroupSampler, SamplerState
@@ -121,7 +122,7 @@ class SliceTunerSampler(GroupSampler):
         min_subset: int = 100,
         init_share: float = 0.25,
         mode: str = "exact",
-        learner: Any = None,
+        learner: LearnerLike | None = None,
         loss: str = "log",
         random_state: RandomState = None,
     ) -> None:
