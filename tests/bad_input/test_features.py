@@ -208,11 +208,27 @@ TAMPER: list[tuple[str, Callable[[Path], Any], Fragments]] = [
 
 @pytest.mark.parametrize(("name", "tamper", "fragments"), TAMPER, ids=[t[0] for t in TAMPER])
 def test_features_acquire_tampered_model(files, model, tmp_path, name, tamper, fragments):
+    # The folder's manifest.json would refuse every one of these edits first (the test below);
+    # rewritten to match, as by someone who edits on purpose, the checks behind it still hold.
+    from fairacq._artefact import write_manifest
+
     copy = tmp_path / "model"
     shutil.copytree(model, copy)
     tamper(copy)
+    write_manifest(copy, format="dadi-model/1")
     res = run_cli("features", "acquire", copy, files / "people5.csv", "--json")
     assert_cli_error(res, fragments)
+    assert_api_error(lambda: DadiModel.load(copy), fragments, CorruptFileError)
+
+
+def test_features_acquire_refuses_a_file_edited_after_the_save(files, model, tmp_path):
+    copy = tmp_path / "model"
+    shutil.copytree(model, copy)
+    _edit_json(copy / "config.json", lambda j: j["params"].update(gamma=0.9))  # still valid
+    fragments = ("config.json is not the file saved", "checksum differs")
+    assert_cli_error(
+        run_cli("features", "acquire", copy, files / "people5.csv", "--json"), fragments
+    )
     assert_api_error(lambda: DadiModel.load(copy), fragments, CorruptFileError)
 
 

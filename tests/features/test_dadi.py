@@ -75,7 +75,10 @@ def test_quick_end_to_end_on_adult(adult, fitted):
     assert isinstance(out, Acquisition)
     assert set(out.features) <= set(fitted.feature_groups_)
     assert len(set(out.features)) == len(out.features)
-    assert 0.0 <= out.proba <= 1.0
+    # the probability is the classifier's on exactly the revealed columns (a second route:
+    # the policy's mask passed explicitly)
+    row_mask = fitted.acquisition_mask(X.iloc[:1])
+    assert out.proba == pytest.approx(float(fitted.predict_proba(X.iloc[:1], mask=row_mask)[0]))
     assert fitted.acquire(X.iloc[0].to_dict()) == out
 
     mask = fitted.acquisition_mask(X)
@@ -163,6 +166,7 @@ def test_save_load_round_trip(tmp_path, adult, fitted):
         "agent.pt",
         "adversary.pt",
         "config.json",
+        "manifest.json",
         "trace.json",
         "trace.parquet",
     }
@@ -185,7 +189,7 @@ def test_a_model_saved_before_traces_still_loads(tmp_path, adult, fitted):
 
     folder = tmp_path / "old"
     fitted.save(folder)
-    for name in ("trace.parquet", "trace.json"):
+    for name in ("trace.parquet", "trace.json", "manifest.json"):  # none of them kept then
         (folder / name).unlink()
     (folder / "history.json").write_text("[]")  # what older versions wrote instead
     config = json.loads((folder / "config.json").read_text())
@@ -202,16 +206,41 @@ def test_load_rejects_bad_files(tmp_path, fitted):
         DADI.load(tmp_path / "nothing")
     fitted.save(tmp_path / "m")
     (tmp_path / "m" / "agent.pt").write_bytes(b"not a torch file")
+    with pytest.raises(CorruptFileError, match=r"agent\.pt is not the file saved"):
+        DADI.load(tmp_path / "m")  # the manifest's checksum refuses it first
+    (tmp_path / "m" / "manifest.json").unlink()  # a folder from before the manifest
     with pytest.raises(CorruptFileError, match=r"agent\.pt"):
         DADI.load(tmp_path / "m")
-    fitted.save(tmp_path / "m2")
-    (tmp_path / "m2" / "config.json").write_text("{broken")
-    with pytest.raises(CorruptFileError, match="not valid JSON"):
-        DADI.load(tmp_path / "m2")
-    fitted.save(tmp_path / "m3")
-    (tmp_path / "m3" / "config.json").write_text('{"format": "other"}')
-    with pytest.raises(CorruptFileError, match="not a valid DADI"):
-        DADI.load(tmp_path / "m3")
+    for name, text, words in (
+        ("m2", "{broken", "not valid JSON"),
+        ("m3", '{"format": "other"}', "not a valid DADI"),
+    ):
+        fitted.save(tmp_path / name)
+        (tmp_path / name / "config.json").write_text(text)
+        with pytest.raises(CorruptFileError, match=r"config\.json is not the file saved"):
+            DADI.load(tmp_path / name)
+        (tmp_path / name / "manifest.json").unlink()
+        with pytest.raises(CorruptFileError, match=words):
+            DADI.load(tmp_path / name)
+
+
+def test_save_replaces_a_model_whole_and_nothing_else(tmp_path, fitted):
+    folder = tmp_path / "m"
+    fitted.save(folder)
+    (folder / "history.json").write_text("[]")  # a file an older save left behind
+    fitted.save(folder)  # an earlier model is replaced whole: nothing of it is left
+    assert not (folder / "history.json").exists()
+    assert DADI.load(folder).trace_ == fitted.trace_
+    (folder / "notes.txt").write_text("mine")
+    with pytest.raises(
+        InvalidParameterError, match=r"holds files that are not a saved model \(notes"
+    ):
+        fitted.save(folder)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "data.csv").write_text("a\n1\n")
+    with pytest.raises(InvalidParameterError, match=r"data\.csv"):
+        fitted.save(tmp_path / "other")
+    assert (tmp_path / "other" / "data.csv").read_text() == "a\n1\n"
 
 
 def test_resume_from_checkpoint_equals_uninterrupted(tmp_path):
@@ -458,6 +487,11 @@ def test_load_refuses_a_tampered_configuration(tmp_path, fitted, edit, match):
     cfg = json.loads((tmp_path / "m" / "config.json").read_text())
     edit(cfg)
     (tmp_path / "m" / "config.json").write_text(json.dumps(cfg))
+    with pytest.raises(CorruptFileError, match="checksum differs"):
+        DADI.load(tmp_path / "m")  # the manifest refuses any edit
+    from fairacq._artefact import write_manifest
+
+    write_manifest(tmp_path / "m", format="dadi-model/1")  # made consistent: values checked
     with pytest.raises(CorruptFileError, match=match) as info:
         DADI.load(tmp_path / "m")
     assert "\n" not in str(info.value)

@@ -125,6 +125,11 @@ def test_load_refuses_edited_or_foreign_files(run, tmp_path):
 
     config["files"]["encoder.json"] = sha256_file(copy / "encoder.json")
     (copy / "config.json").write_text(json.dumps(config))
+    with pytest.raises(CorruptFileError, match="checksum differs"):
+        DadiModel.load(copy)  # the folder's manifest refuses the edit first
+    from fairacq._artefact import write_manifest
+
+    write_manifest(copy, format="dadi-model/1")  # an edit made consistent throughout
     with pytest.raises(CorruptFileError, match="does not describe the agent"):
         DadiModel.load(copy)
 

@@ -64,10 +64,7 @@ class DadiModel:
         }
         if self.encoder is not None:
             extra[_ENCODER] = self.encoder.to_dict()
-        path = Path(directory)
-        self.agent.save(path, extra_files=extra)
-        if self.encoder is None:  # a file of an earlier save, no longer listed
-            (path / _ENCODER).unlink(missing_ok=True)
+        self.agent.save(directory, extra_files=extra)  # a new folder, swapped in whole
 
     @classmethod
     def load(cls, directory: str | os.PathLike[str]) -> DadiModel:

@@ -244,12 +244,15 @@ class DADI(DADIParams):
         The torch files hold tensors only (loadable with ``weights_only=True``); the JSON
         holds the parameters, the columns, the feature groups, the scaling, the group names,
         the fit's ``warnings_`` and the fairacq version; ``trace.parquet`` + ``trace.json``
-        are :attr:`trace_` (``Trace.load(directory / "trace")`` reads it back).
+        are :attr:`trace_` (``Trace.load(directory / "trace")`` reads it back). The folder is
+        built aside and swapped in whole, with a ``manifest.json`` of every file's sha256, so
+        a kill never leaves half a model and :meth:`load` refuses a file edited since.
 
         Parameters
         ----------
         directory : path-like
-            The model folder (created if needed).
+            The model folder: new, empty, or holding a model saved earlier (replaced whole; a
+            folder holding other files is refused).
         extra_files : mapping of str to JSON value, or None, default=None
             Further JSON files to keep with the model (file name -> content), e.g. the
             encoder of a raw table. Their checksums join the manifest in ``config.json``

@@ -3,9 +3,10 @@
 A folder holds ``agent.pt`` and ``adversary.pt`` (state dicts, tensors only), ``config.json``
 (parameters, columns, feature groups, scaling, group names, warnings, the fairacq version and
 the sha256 of every other file) and the fit's :class:`~fairacq.Trace` (``trace.parquet`` +
-``trace.json``, so ``Trace.load(folder / "trace")`` reads it like any run's trace). Folders
-written before the trace was kept there (a ``history.json`` instead) still load, without
-``trace_``.
+``trace.json``, so ``Trace.load(folder / "trace")`` reads it like any run's trace). The
+folder is built aside and swapped in whole, with a ``manifest.json`` listing every file's
+sha256 (a load refuses a file edited or swapped since). Folders written before the manifest
+or the trace were kept (a ``history.json`` instead) still load, without ``trace_``.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from fairacq._artefact import file_matches, sha256_file
+from fairacq._artefact import MANIFEST, artefact_folder, check_manifest, file_matches, sha256_file
 from fairacq._checkpoint import TRACE_NAME
-from fairacq._io import atomic_path, read_json, write_json
+from fairacq._io import read_json, write_json
 from fairacq._trace import Trace
 from fairacq._version import __version__
 from fairacq.exceptions import CorruptFileError, InvalidDataError, InvalidParameterError
@@ -34,6 +35,8 @@ __all__ = ["FORMAT", "load_model", "save_model"]
 
 #: The ``format`` entry of a DADI model's ``config.json`` (its checkpoints add ".checkpoint").
 FORMAT = "fairacq.features.DADI"
+#: The layout of the model folder, in its ``manifest.json``.
+MANIFEST_FORMAT = "dadi-model/1"
 #: Files DADI writes itself, so never an ``extra_files`` name.
 _OWN_FILES = frozenset({"config.json", f"{TRACE_NAME}.json", "history.json"})
 
@@ -41,23 +44,47 @@ _OWN_FILES = frozenset({"config.json", f"{TRACE_NAME}.json", "history.json"})
 def save_model(
     model: DADIParams, directory: str | os.PathLike[str], extra_files: Mapping[str, Any] | None
 ) -> None:
-    """Write ``model`` into ``directory`` (see :meth:`DADI.save`)."""
+    """Write ``model`` into ``directory`` (see :meth:`DADI.save`).
+
+    The folder is built aside and swapped in whole, with a ``manifest.json`` of every file's
+    sha256; a folder holding anything but an earlier saved model is refused first.
+    """
     model._check_fitted()
     path = Path(directory)
-    path.mkdir(parents=True, exist_ok=True)
-    for name, net in (("agent.pt", model.agent_), ("adversary.pt", model.adversary_)):
-        with atomic_path(path / name) as tmp:
-            torch.save(net.state_dict(), tmp)
     extras = dict(extra_files or {})
-    for name, content in extras.items():
+    for name in extras:
         _check_file_name(name)
-        write_json(path / name, content)
-    files = {name: sha256_file(path / name) for name in ("agent.pt", "adversary.pt", *extras)}
-    config = {"format": FORMAT, "version": __version__, "files": files}
-    write_json(path / "config.json", {**config, **_fitted_state(model)})
-    trace = getattr(model, "trace_", None)
-    if trace is not None:
-        trace.save(path / TRACE_NAME)
+    _check_replaceable(path)
+    with artefact_folder(path, format=MANIFEST_FORMAT) as building:
+        for name, net in (("agent.pt", model.agent_), ("adversary.pt", model.adversary_)):
+            torch.save(net.state_dict(), building / name)
+        for name, content in extras.items():
+            write_json(building / name, content)
+        files = {n: sha256_file(building / n) for n in ("agent.pt", "adversary.pt", *extras)}
+        config = {"format": FORMAT, "version": __version__, "files": files}
+        write_json(building / "config.json", {**config, **_fitted_state(model)})
+        trace = getattr(model, "trace_", None)
+        if trace is not None:
+            trace.save(building / TRACE_NAME)
+
+
+def _check_replaceable(path: Path) -> None:
+    """Refuse to save over a folder that holds anything but a model saved earlier."""
+    if not path.exists():
+        return
+    if not path.is_dir():
+        raise InvalidParameterError(f"DADI.save: {path} is a file. Pass a folder to save into.")
+    names = {p.name for p in path.iterdir()}
+    cfg = read_json(path / "config.json") if "config.json" in names else None
+    listed = set(cfg.get("files") or {}) if isinstance(cfg, dict) else set()
+    ours = listed | _OWN_FILES | {MANIFEST, f"{TRACE_NAME}.parquet"}
+    foreign = sorted(names - ours) if cfg is not None or not names else sorted(names)
+    if foreign:
+        shown = ", ".join(foreign[:3]) + (", ..." if len(foreign) > 3 else "")
+        raise InvalidParameterError(
+            f"DADI.save: {path} holds files that are not a saved model ({shown}); saving "
+            "replaces the folder whole, so pass a new or empty folder."
+        )
 
 
 def _fitted_state(model: DADIParams) -> dict[str, Any]:
@@ -85,6 +112,8 @@ def load_model(cls: type[DADIParams], directory: str | os.PathLike[str]) -> DADI
             f"{cfg_path} is missing: {path} holds no saved DADI model. Pass the directory "
             "given to DADI.save."
         )
+    if (path / MANIFEST).is_file():  # every file as saved (older folders have none)
+        check_manifest(path, formats={MANIFEST_FORMAT})
     cfg = read_json(cfg_path)
     try:
         model = _model_of(cls, cfg)
