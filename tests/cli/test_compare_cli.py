@@ -62,6 +62,7 @@ def test_rows_report_renders_every_figure_in_a_browser(table_csv, tmp_path):
     out = tmp_path / "report"
     result = _run(
         "--data", table_csv, *ROLES, "--question", "rows", "--budget", "15%", "--seeds", 2,
+        "--methods", "entropy,threshold-dp",  # both figures; every method: the README's test
         "--target", "dp<=0.05", "--out", out, "--json",
     )  # fmt: skip
     assert result.exit_code == 0, result.output

@@ -176,6 +176,11 @@ def test_fit_missing_value_needs_impute(tmp_path) -> None:
     res = _run("filter", "fit", "--data", path, *TABLE, "--impute", "--proxy", "qp-tree",
                "--out", tmp_path / "p.json")  # fmt: skip
     assert res.exit_code == 0, res.output
+    # the gaps are filled as learned on the training rows: the median of the 352 years left,
+    # the most frequent department
+    fills = json.loads((tmp_path / "p.json").read_text())["table"]["encoder"]["fill_values"]
+    assert fills["years"] == pytest.approx(float(years.median()))
+    assert fills["dept"] == make_table()["dept"].mode()[0]
 
 
 def test_apply_bad_candidates_exit_2_in_one_line(files: Path, fitted, tmp_path) -> None:

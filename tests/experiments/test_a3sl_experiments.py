@@ -68,7 +68,6 @@ def test_compas_quick_rules_without_race():
         _value(result, "Fair-A3SL1", "rd")
     )
     assert len(result.traces["Fair-A3SL1"][0]) >= 6
-    assert any("no learned Fair-A3SL rule uses race" in n for n in result.notes)
 
 
 @needs_movielens
@@ -77,8 +76,10 @@ def test_movielens_quick_nonparity_and_mf_baseline():
     assert _value(result, "Fair-A3SL1", "non_parity") <= 1e-3  # nonparity<=0 at inference
     mf = _value(result, "MF (ratingMF)", "mse")
     assert 0.0 < mf < 0.1
+    # the note's comparison with matrix factorisation reads these two rows, fold for fold
+    (mf_row,) = [r for r in result.rows if r["method"] == "MF (ratingMF)" and r["metric"] == "mse"]
+    assert mf_row["n_folds"] == A3slMovieLensConfig.quick().n_trials
     assert np.isfinite(_value(result, "Fair-A3SL1", "mse"))
-    assert any("matrix factorisation" in n for n in result.notes)
     fold = result.meta["per_fold"][0]
     assert fold["rules"]  # an unscorable list (reward -1) never beats a scored one
     assert fold["train_reward"] > -1.0
@@ -157,10 +158,12 @@ def test_compas_quick_reports_agent_and_refined_lists():
     table7 = [r for r in result.rows if r["method"].startswith("Table 7") and r["metric"] == "rd"]
     assert len(table7) == 1
     assert table7[0]["n_folds"] == 1
-    assert any("local search scoring at most 30 lists" in n for n in result.notes)
-    assert len(result.traces["Fair-A3SL1 + local search"][0]) >= len(
+    # the refined trace is the agent's episodes, then one step per list the search scored:
+    # at least one, at most refine_evaluations = 30
+    scored = len(result.traces["Fair-A3SL1 + local search"][0]) - len(
         result.traces["Fair-A3SL1"][0]
     )
+    assert 0 < scored <= 30
 
 
 def test_compas_quick_reports_the_papers_table7_rules():

@@ -95,9 +95,14 @@ def test_digits_quick_concentrates_on_the_hard_pair(tmp_path) -> None:
     aopt = res.value(method="aopt", metric=f"test_worst_acc@{budget}")
     uniform = res.value(method="uniform", metric=f"test_worst_acc@{budget}")
     assert aopt >= uniform - 0.05
-    assert 0 <= res.value(method="aopt", metric="test_acc_spread") <= 1 - aopt
+    # the substitution the notes word: one group per configured digit pair
+    pairs = {f"{a}v{b}" for a, b in DigitsConfig.quick().pairs}
+    assert set(res.traces["aopt"][0].meta["groups"]) == pairs
+    # the spread is each seed's best pair minus its worst pair at the end, averaged
+    finals = [[t.final(f"test_acc_{g}") for g in pairs] for t in res.traces["aopt"]]
+    spread = np.mean([max(f) - min(f) for f in finals])
+    assert res.value(method="aopt", metric="test_acc_spread") == pytest.approx(spread)
     assert (tmp_path / "aopt-digits.png").exists()
-    assert any("8x8 digits" in n for n in res.notes)
 
 
 @pytest.mark.slow
@@ -112,7 +117,8 @@ def test_german_quick_favours_the_hardest_group(tmp_path) -> None:
     aopt = res.value(method="aopt", metric="test_worst_acc@150")
     uniform = res.value(method="uniform", metric="test_worst_acc@150")
     assert aopt >= uniform - 0.05
-    assert any("Appendix E" in n for n in res.notes)
+    # the paper's German numbers are in an appendix our copy lacks: no row has one
+    assert all(r["paper_value"] is None for r in res.rows)
 
 
 @pytest.mark.slow
@@ -131,7 +137,8 @@ def test_adult_ceiling_quick(tmp_path) -> None:
     assert (verdict.ours, verdict.op, verdict.target) == (pytest.approx(best - aopt), "<=", 0.01)
     assert verdict.met == bool(within)
     (written,) = json.loads((tmp_path / "summary.json").read_text())["verdicts"]
-    assert written["name"].startswith("gap between Aopt's")
+    # the gap is the ceiling minus Aopt's mean final worst-group accuracy
+    assert written["facts"] == {"aopt": pytest.approx(aopt), "ceiling": pytest.approx(best)}
     assert (written["ours"], written["target"], written["met"]) == (
         pytest.approx(best - aopt),
         0.01,

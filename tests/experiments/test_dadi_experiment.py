@@ -14,9 +14,11 @@ from fairacq_experiments import get_experiment, run_experiment
 from fairacq_experiments.dadi import (
     DadiFig2Config,
     DadiFig2SecondConfig,
+    leakage_facts,
     leakage_note,
     one_third_check,
     resolve_second_dataset,
+    reward_comparison_facts,
     reward_comparison_note,
 )
 
@@ -48,6 +50,13 @@ def test_quick_writes_every_output(quick):
     agents = pd.DataFrame(data["meta"]["per_fold_dadi"])
     for column in ("reward_policy", "reward_static_best", "adversary_auc_fresh"):
         assert np.isfinite(agents[column].astype(float)).all(), column
+    # the numbers the reward and leakage notes word, recomputed from the per-agent rows
+    leak, reward = data["meta"]["leakage"], data["meta"]["reward_comparison"]
+    gap = agents["adversary_auc_fresh"] - agents["adversary_auc_joint"]
+    assert (leak["n_agents"], leak["n_weak"]) == (len(agents), int((gap > 0.05).sum()))
+    wins = int((agents["reward_policy"] >= agents["reward_static_best"]).sum())
+    assert reward["n_wins"] == wins
+    assert reward["reward_policy"] == pytest.approx(agents["reward_policy"].median())
     table = res.tables["AUC / disparity of every agent on each fold (folds numbered from 0)"]
     assert table["agent"].iloc[0] == "black square (dadi-classifier-full)"
     assert len(table) == 1 + len(agents.groupby(["reward", "one_minus_gamma"]))
@@ -111,7 +120,7 @@ def test_quick_direction_high_gamma_is_fairer(quick):
     assert med.loc[0.1, "groups_acquired"] <= med.loc[0.9, "groups_acquired"]
 
 
-def test_leakage_note() -> None:
+def test_leakage_facts_and_note() -> None:
     agents = pd.DataFrame(
         {
             "adversary_auc_joint": [0.55, 0.60],
@@ -120,14 +129,17 @@ def test_leakage_note() -> None:
             "prediction_group_auc": [0.6, 0.6],
         }
     )
-    text = leakage_note(agents)
-    assert "the jointly trained adversary 0.575" in text
-    assert "No agent's adversary falls more than 0.05 AUC short" in text
-    agents.loc[0, "adversary_auc_fresh"] = 0.70
-    assert "For 1 of 2 agents a fresh adversary" in leakage_note(agents)
+    facts = leakage_facts(agents)
+    # medians of two values are their means; fresh - joint = 0.03, 0.02: both within 0.05
+    assert facts["adversary_auc_joint"] == pytest.approx(0.575)
+    assert facts["adversary_auc_fresh"] == pytest.approx(0.60)
+    assert (facts["n_weak"], facts["n_agents"]) == (0, 2)
+    agents.loc[0, "adversary_auc_fresh"] = 0.70  # 0.70 - 0.55 = 0.15 > 0.05
+    assert leakage_facts(agents)["n_weak"] == 1
+    assert leakage_note(agents) != leakage_note(agents.iloc[[1]])  # the count is worded
 
 
-def test_reward_comparison_note() -> None:
+def test_reward_comparison_facts_and_note() -> None:
     agents = pd.DataFrame(
         {
             "reward_policy": [0.05, 0.02],
@@ -136,13 +148,15 @@ def test_reward_comparison_note() -> None:
             "reward_none": [-0.02, -0.03],
         }
     )
-    text = reward_comparison_note(agents)
-    assert "for 2 of 2 agents" in text
-    assert "not the optimiser" in text
-    assert "its policy +0.0350" in text
-    agents.loc[1, "reward_policy"] = 0.0
-    text = reward_comparison_note(agents)
-    assert "for 1 agent(s) one static subset would earn more" in text
+    facts = reward_comparison_facts(agents)
+    assert (facts["n_wins"], facts["n_agents"]) == (2, 2)  # 0.05 and 0.02 >= 0.01
+    assert facts["reward_policy"] == pytest.approx(0.035)  # median of 0.05, 0.02
+    assert facts["reward_all"] == pytest.approx(-0.15)
+    agents.loc[1, "reward_policy"] = 0.0  # now below the best static subset's 0.01
+    assert reward_comparison_facts(agents)["n_wins"] == 1
+    assert f"{reward_comparison_facts(agents)['reward_policy']:+.4f}" in (
+        reward_comparison_note(agents)
+    )  # the note words the facts' median (+0.0250)
 
 
 def test_one_third_check() -> None:
@@ -154,16 +168,24 @@ def test_one_third_check() -> None:
     assert verdict.met
     assert (verdict.ours, verdict.op) == (0.05, "<=")
     assert verdict.target == pytest.approx(0.06)
-    assert "1 - gamma = 0.2" in verdict.detail
+    # the first setting at or under 0.18 / 3 = 0.06 disparity: gnl1 at 0.2 (0.05)
+    assert verdict.facts["example"] == {
+        "reward": "gnl1",
+        "one_minus_gamma": 0.2,
+        "auc": 0.86,
+        "disparity": 0.05,
+    }
+    assert verdict.facts["n_near"] == 2  # 0.86 and 0.9 are both >= 0.9 - 0.05
     verdict = one_third_check(med, "full", 0.95, 0.18)  # 0.86 is not within 0.05 of 0.95
     assert not verdict.met
     assert verdict.ours == 0.2  # the lowest disparity within 0.05 AUC
     verdict = one_third_check(med, "full", 0.99, 0.18)
     assert (verdict.met, verdict.ours) == (False, None)
-    assert "No gamma" in verdict.detail
+    assert verdict.facts == {"testable": True, "n_near": 0, "example": None}
     verdict = one_third_check(med, "full", 0.9, 0.0)
     assert not verdict.met
-    assert "Not testable" in verdict.detail
+    assert verdict.facts["testable"] is False
+    assert verdict.ours == 0.05  # measured, yet not met: there is no disparity to cut
 
 
 @pytest.mark.needs_data("acs/2018/1-Year")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -49,14 +50,20 @@ def test_check_reports_each_part():
     )
     assert [(v.met, v.ours, v.target, v.op) for v in verdicts] == [(True, 2, 2, ">=")] * 3
     assert all(v.name.startswith("a/lr: DataSift-Inf's ") for v in verdicts)
-    assert "under tau 0.005 after 40%" in verdicts[0].detail
+    # the gap first reaches 0.005 <= tau at cost 4 of 10: 40 % of the budget, both seeds
+    reached = verdicts[0].facts["reached"]
+    assert reached == [{"share": 0.4, "gap": 0.005, "under_tau": True}] * 2
+    assert [v.facts["part"] for v in verdicts] == ["in_half", "area", "accuracy"]
     late = [_trace([(0, 0.3), (8, 0.005)], accuracy=0.75), fair[0]]
     in_half, area, accuracy = datasift_inf_check(
         {"datasift-inf": late, "random": slow, "entropy": slow}, "gap", 10, 0.01
     )
     assert (in_half.met, in_half.ours, in_half.target) == (False, 1, 2)
-    assert "within half the budget" in in_half.name
+    assert in_half.facts["holds"] == [False, True]  # the late seed reaches 0.005 at 80 %
+    assert in_half.facts["reached"][0]["share"] == 0.8
     assert (area.met, area.ours) == (True, 2)
     assert (accuracy.met, accuracy.ours) == (False, 1)
-    assert accuracy.detail == "Below Random's by 6.0, 1.0 points."
+    # Random 0.81 against 0.75 and 0.80: 6 and 1 points below; 6 > 2 fails the first seed
+    assert accuracy.facts["points_below_random"] == pytest.approx([6.0, 1.0])
+    assert accuracy.facts["holds"] == [False, True]
     assert datasift_inf_check({"random": slow}, "gap", 10, 0.01) == []

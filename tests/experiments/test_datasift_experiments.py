@@ -9,7 +9,11 @@ import pandas as pd
 import pytest
 
 from fairacq_experiments import LocalExecutor, run_experiment
-from fairacq_experiments.datasift import area_under_curve, dropped_partition_notes
+from fairacq_experiments.datasift import (
+    area_under_curve,
+    dropped_partition_notes,
+    dropped_partitions,
+)
 
 
 @pytest.fixture(scope="module")
@@ -152,8 +156,19 @@ def test_dropped_partition_notes_name_the_runs_that_share_a_partitioning():
         "adult/lr/random": [trace([]), trace([])],
         "credit/lr/datasift": [trace([1]), trace([2])],
     }
-    notes = dropped_partition_notes(traces)
-    assert len(notes) == 2
-    assert notes[0].startswith("adult: partitions smaller than a batch were left out")
-    assert notes[0].endswith("in lr/datasift, mlp/autodata.")
-    assert "dropped ids: [[1], [2]]" in notes[1]
+    # adult's two runs share one partitioning (sizes and dropped ids); random dropped none
+    assert dropped_partitions(traces) == [
+        {
+            "dataset": "adult",
+            "n_partitions": [5, 5],
+            "dropped": [[3], []],
+            "runs": ["lr/datasift", "mlp/autodata"],
+        },
+        {
+            "dataset": "credit",
+            "n_partitions": [5, 5],
+            "dropped": [[1], [2]],
+            "runs": ["lr/datasift"],
+        },
+    ]
+    assert len(dropped_partition_notes(traces)) == 2  # one sentence per partitioning

@@ -25,7 +25,11 @@ def test_a_front_lower_everywhere_and_clearly_somewhere_dominates() -> None:
     verdict = front_verdict("v", OURS, theirs)
     assert verdict.met
     assert verdict.ours == pytest.approx(-0.05)
-    assert "y: 0.300 ± 0.050 at accuracy 0.650 vs ours 0.100 ± 0.020" in verdict.detail
+    # at 0.65 ours read 0.10 ± 0.02 (the coin of the module docstring), theirs 0.30 ± 0.05:
+    # 0.20 lower, more than the larger std 0.05
+    assert verdict.facts["readings"]["y"] == pytest.approx([0.30, 0.05, 0.10, 0.02])
+    assert verdict.facts["readings"]["x"] == pytest.approx([0.05, 0.01, 0.0, 0.01])
+    assert verdict.facts["clearly_lower_somewhere"] is True
 
 
 def test_higher_anywhere_is_not_dominance() -> None:
@@ -40,13 +44,17 @@ def test_lower_only_within_the_spread_is_not_dominance() -> None:
     theirs = [FrontPoint("x", 0.60, 0.02, 0.05)]
     verdict = front_verdict("v", OURS, theirs)
     assert not verdict.met
-    assert "nowhere lower by more than the seeds' spread" in verdict.detail
+    # ours 0.00 at 0.60 is 0.02 lower, within the larger std 0.05: not clearly lower
+    assert verdict.facts["readings"]["x"] == pytest.approx([0.02, 0.05, 0.0, 0.01])
+    assert verdict.facts["clearly_lower_somewhere"] is False
+    assert verdict.ours == pytest.approx(-0.02)
 
 
 def test_a_point_more_accurate_than_all_of_ours_is_not_dominated() -> None:
     verdict = front_verdict("v", OURS, [FrontPoint("z", 0.75, 0.5, 0.0)])
     assert not verdict.met
-    assert "none of ours reaches accuracy 0.750" in verdict.detail
+    assert verdict.facts["readings"] == {"z": None}  # ours stop at accuracy 0.70
+    assert verdict.ours == float("inf")
 
 
 def test_a_point_equal_to_theirs_is_no_higher() -> None:

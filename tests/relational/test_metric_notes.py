@@ -47,7 +47,13 @@ def test_soft_truth_is_read_with_threshold_and_said():
     data = _data([0.7, 0.3, 0.7, 0.3, 0.3, 0.7])
     with pytest.warns(MetricsWarning, match="6 of 6 truth values of 'recid'.*threshold 0.5"):
         out = run_pipeline(RULES, None, data)
-    assert 0.0 <= out.metrics["auc_roc"] <= 1.0  # the labels 1, 0, 1, 0, 0, 1
+    # by hand: MAP gives risky users (u0, u2, u4) 0.5 (5 (1 - r)^2 + 5 r^2 is least at 0.5),
+    # the others 0; read at 0.5 the labels are 1, 0, 1, 0, 0, 1. Of the 9 positive-negative
+    # pairs, u0 and u2 beat u1 and u3 (4), tie u4 (2 x 0.5), u5 ties u1 and u3 (2 x 0.5):
+    # 6 / 9
+    assert out.metrics["auc_roc"] == pytest.approx(2 / 3)
+    risky = out.predictions.sort_values("arg0")["value"].to_numpy()
+    assert risky == pytest.approx([0.5, 0.0, 0.5, 0.0, 0.5, 0.0], abs=1e-3)
     assert len(out.warnings) == 1
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from fairacq.exceptions import InvalidParameterError
@@ -35,6 +35,9 @@ class Verdict:
         What the paper reports for the same quantity, when it does.
     detail : str
         The context a reader needs: the other numbers behind the verdict.
+    facts : dict of str to JSON value
+        The numbers and flags ``detail`` words, by name (kept under ``facts`` in
+        ``summary.json``): what a program or a test reads instead of the sentence.
 
     Examples
     --------
@@ -49,6 +52,7 @@ class Verdict:
     op: Literal["<=", ">="] = "<="
     paper: float | None = None
     detail: str = ""
+    facts: dict[str, Any] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
         if self.op not in ("<=", ">="):

@@ -497,6 +497,7 @@ def run_adult_ceiling(config: CeilingConfig, executor: Executor) -> ExperimentRe
             0.01,
             detail=f"Aopt {ceiling.aopt_final.mean():.3f} against the ceiling "
             f"{ceiling.ceiling:.3f}.",
+            facts={"aopt": float(ceiling.aopt_final.mean()), "ceiling": float(ceiling.ceiling)},
         )
     )
     result.notes += _ceiling_notes(config, ceiling)

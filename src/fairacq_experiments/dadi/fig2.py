@@ -40,15 +40,19 @@ from fairacq_experiments._framework.registry import ExperimentSpec, register
 from fairacq_experiments._framework.result import ExperimentResult
 from fairacq_experiments._framework.verdict import Verdict
 from fairacq_experiments.dadi._config import DadiFig2Config, DadiFig2SecondConfig
+from fairacq_experiments.dadi._findings import (
+    leakage_facts,
+    leakage_note,
+    one_third_check,
+    reward_comparison_facts,
+    reward_comparison_note,
+)
 from fairacq_experiments.dadi._paper_numbers import PAPER_002_FIG2
 from fairacq_experiments.dadi._tasks import fold_task, fold_tasks, resolve_second_dataset
 
 __all__ = [
-    "leakage_note",
     "merge_dadi_fig2",
-    "one_third_check",
     "per_fold_table",
-    "reward_comparison_note",
     "run_dadi_fig2",
     "summarise_dadi_fig2",
 ]
@@ -145,6 +149,7 @@ def summarise_dadi_fig2(
     result.meta["front_points"] = _front_table(points).to_dict(orient="records")
     _baseline_rows(result, baselines, dataset)
     result.notes.extend(_notes(config, agents, points, reference, baselines))
+    result.meta.update(_finding_facts(agents))
     result.verdicts.extend(_verdicts(config, agents, reference, baselines))
     result.figures[config.experiment] = _figure(config, agents, points, reference, baselines)
     result.tables["AUC / disparity of every agent on each fold (folds numbered from 0)"] = (
@@ -284,6 +289,16 @@ def _notes(
     return notes
 
 
+def _finding_facts(agents: pd.DataFrame) -> dict[str, Any]:
+    """Return the numbers behind the reward and leakage notes, for ``summary.json``'s ``meta``."""
+    facts: dict[str, Any] = {}
+    if "reward_policy" in agents:
+        facts["reward_comparison"] = reward_comparison_facts(agents)
+    if "adversary_auc_fresh" in agents:
+        facts["leakage"] = leakage_facts(agents)
+    return facts
+
+
 def _trend_text(agents: pd.DataFrame) -> str:
     """Claim 1: AUC and disparity rise with 1 - gamma; ours from the least to the most."""
     trend = []
@@ -361,120 +376,6 @@ def _verdicts(
             float(lr_full["disparity"].median()),
         )
     return [one_third_check(med, label, r_auc, r_disp) for label, (r_auc, r_disp) in refs.items()]
-
-
-def leakage_note(agents: pd.DataFrame) -> str:
-    """Say whether the jointly trained adversary saw what a fresh one finds in the policy.
-
-    Parameters
-    ----------
-    agents : pandas.DataFrame
-        One row per agent with ``adversary_auc_joint``, ``adversary_auc_fresh``,
-        ``adversary_auc_fresh_all`` and ``prediction_group_auc``.
-
-    Returns
-    -------
-    str
-        Medians and how many agents' adversaries fell more than 0.05 AUC short.
-    """
-    gap = agents["adversary_auc_fresh"] - agents["adversary_auc_joint"]
-    weak = int((gap > 0.05).sum())
-    n = len(agents)
-    verdict = (
-        f"for {weak} of {n} agents a fresh adversary recovers the group from the revealed "
-        "values better than the one the agent was trained against (by more than 0.05 AUC): "
-        "there the policy hides the attribute from its own adversary only, and eq. (2)'s "
-        "reward overstates its fairness"
-        if weak
-        else "no agent's adversary falls more than 0.05 AUC short of a fresh one: the policy "
-        "hides what can be hidden from a logistic-regression adversary too"
-    )
-    return (
-        "Leakage of the revealed features about the group (test part, median over agents, "
-        "group ROC AUC; 0.5 = nothing): the jointly trained adversary "
-        f"{agents['adversary_auc_joint'].median():.3f}, a fresh cross-validated logistic "
-        f"regression on the same revealed values {agents['adversary_auc_fresh'].median():.3f} "
-        f"(on every feature {agents['adversary_auc_fresh_all'].median():.3f}); the "
-        f"classifier's score itself {agents['prediction_group_auc'].median():.3f}. "
-        f"{verdict[0].upper()}{verdict[1:]}."
-    )
-
-
-def reward_comparison_note(agents: pd.DataFrame) -> str:
-    """Say whether each agent's policy earns more of eq. (2) than one subset for everybody.
-
-    Parameters
-    ----------
-    agents : pandas.DataFrame
-        One row per agent with ``reward_policy``, ``reward_all``, ``reward_none`` and
-        ``reward_static_best`` (mean test rewards under that agent's own networks).
-
-    Returns
-    -------
-    str
-        Medians, how many agents beat every static subset, and what that implies.
-    """
-    wins = int((agents["reward_policy"] >= agents["reward_static_best"]).sum())
-    n = len(agents)
-    verdict = (
-        "so the search does what eq. (2) asks: where DADI's front falls short of static "
-        "selection, eq. (2)'s adversary loss and the measured disparity disagree, not the "
-        "optimiser"
-        if wins == n
-        else f"for {n - wins} agent(s) one static subset would earn more: there the search "
-        "falls short of its own objective"
-    )
-    return (
-        "Eq. (2) reward on the test part under each agent's own networks (median over agents): "
-        f"its policy {agents['reward_policy'].median():+.4f}, the best static subset of the "
-        f"fold {agents['reward_static_best'].median():+.4f}, every feature "
-        f"{agents['reward_all'].median():+.4f}, none {agents['reward_none'].median():+.4f}. "
-        f"The policy earns at least as much as every static subset for {wins} of {n} agents; "
-        f"{verdict}."
-    )
-
-
-def one_third_check(medians: pd.DataFrame, label: str, ref_auc: float, ref_disp: float) -> Verdict:
-    """Check for AUC within 0.05 of a reference at a third of its disparity (acceptance check).
-
-    Parameters
-    ----------
-    medians : pandas.DataFrame
-        Median ``auc`` and ``disparity`` indexed by (reward, 1 - gamma).
-    label : str
-        Name of the reference classifier.
-    ref_auc, ref_disp : float
-        The reference's median AUC and disparity.
-
-    Returns
-    -------
-    Verdict
-        ``ours`` is the lowest median disparity of any (reward, 1 - gamma) whose AUC is
-        within 0.05 of the reference's (None when none is), ``target`` a third of the
-        reference's disparity. Never met when the reference's disparity is 0: there is
-        nothing to cut.
-    """
-    near = medians[medians["auc"] >= ref_auc - 0.05]
-    name = (
-        f"lowest disparity within 0.05 AUC of {label} (AUC {ref_auc:.3f}, disparity "
-        f"{ref_disp:.3f})"
-    )
-    ours = float(near["disparity"].min()) if len(near) else None
-    verdict = Verdict.check(name, ours, "<=", ref_disp / 3)
-    if ref_disp <= 0:
-        detail = "Not testable: the reference has no disparity to cut."
-        return dataclasses.replace(verdict, met=False, detail=detail)
-    if verdict.met:
-        row = near[near["disparity"] <= ref_disp / 3].reset_index().iloc[0]
-        detail = (
-            f"E.g. {row['reward']} at 1 - gamma = {float(row['one_minus_gamma']):g} (AUC "
-            f"{row['auc']:.3f}, disparity {row['disparity']:.3f})."
-        )
-    elif ours is None:
-        detail = "No gamma comes within 0.05 AUC."
-    else:
-        detail = ""
-    return dataclasses.replace(verdict, detail=detail)
 
 
 def _figure(

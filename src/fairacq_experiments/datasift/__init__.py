@@ -27,6 +27,7 @@ from fairacq_experiments.datasift._tasks import (
 from fairacq_experiments.datasift.comparison import (
     accuracy_table,
     dropped_partition_notes,
+    dropped_partitions,
     run_datasift,
 )
 
@@ -44,6 +45,7 @@ __all__ = [
     "comparison",
     "demo",
     "dropped_partition_notes",
+    "dropped_partitions",
     "load_for_datasift",
     "run_datasift",
     "scaling",

@@ -7,6 +7,7 @@ on every seed.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -111,7 +112,10 @@ def datasift_inf_check(
     -------
     list of Verdict
         One per part of the check; ``ours`` is the number of seeds where the part holds and
-        ``target`` the number of seeds, with the per-seed numbers in ``detail``.
+        ``target`` the number of seeds, with the per-seed numbers in ``detail``. Each
+        verdict's ``facts``: ``part`` (``"in_half"``, ``"area"`` or ``"accuracy"``),
+        ``holds`` (per seed), and ``reached`` (per seed: budget share, gap, under tau) or
+        ``points_below_random`` (per seed) for the first and last part.
     """
     if not {"datasift-inf", "random", "entropy"} <= set(traces):
         return []
@@ -131,9 +135,14 @@ def datasift_inf_check(
         f"{'under tau' if ok else 'best'} {v:.3f} after {100 * s:.0f}%" for s, v, ok in reached
     )
 
-    def seeds(name: str, flags: Sequence[bool], detail: str) -> Verdict:
+    def seeds(name: str, flags: Sequence[bool], detail: str, **facts: Any) -> Verdict:
         return Verdict.check(
-            f"{where}{name}, seeds where it holds", sum(flags), ">=", len(flags), detail=detail
+            f"{where}{name}, seeds where it holds",
+            sum(flags),
+            ">=",
+            len(flags),
+            detail=detail,
+            facts={"holds": [bool(f) for f in flags], **facts},
         )
 
     return [
@@ -141,13 +150,22 @@ def datasift_inf_check(
             "DataSift-Inf's |gap| under tau (else at its best) within half the budget",
             in_half,
             f"Per seed: {when} of the budget.",
+            part="in_half",
+            reached=[
+                {"share": float(s), "gap": float(v), "under_tau": bool(ok)} for s, v, ok in reached
+            ],
         ),
         seeds(
-            "DataSift-Inf's area under the |gap| curve below Random's and Entropy's", area_ok, ""
+            "DataSift-Inf's area under the |gap| curve below Random's and Entropy's",
+            area_ok,
+            "",
+            part="area",
         ),
         seeds(
             "DataSift-Inf's test accuracy within 2 points of Random's",
             [g <= 2.0 for g in gaps],
             f"Below Random's by {', '.join(f'{g:.1f}' for g in gaps)} points.",
+            part="accuracy",
+            points_below_random=[float(g) for g in gaps],
         ),
     ]

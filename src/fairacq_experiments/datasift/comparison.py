@@ -38,7 +38,7 @@ from fairacq_experiments.datasift._curves import area_under_curve, datasift_inf_
 from fairacq_experiments.datasift._paper_numbers import table2_accuracy
 from fairacq_experiments.datasift._tasks import Task, run_task
 
-__all__ = ["accuracy_table", "dropped_partition_notes", "run_datasift"]
+__all__ = ["accuracy_table", "dropped_partition_notes", "dropped_partitions", "run_datasift"]
 
 
 def run_datasift(config: DataSiftConfig, executor: Executor) -> ExperimentResult:
@@ -214,6 +214,7 @@ def _notes(config: DataSiftConfig, result: ExperimentResult) -> list[str]:
             "ACS tasks use the union of 14 small 2018 states (offline copies); the paper "
             "used California 2018, so numbers differ by construction."
         )
+    result.meta["dropped_partitions"] = dropped_partitions(result.traces)
     notes.extend(dropped_partition_notes(result.traces))
     area = f"area_test_{config.metric}"
     for dataset in config.datasets:
@@ -251,11 +252,37 @@ def _notes(config: DataSiftConfig, result: ExperimentResult) -> list[str]:
     return notes
 
 
-def dropped_partition_notes(traces: dict[str, list[Trace]]) -> list[str]:
-    """One sentence per dataset on the partitions left out for being smaller than a batch.
+def dropped_partitions(traces: dict[str, list[Trace]]) -> list[dict[str, Any]]:
+    """Return the partitions left out for being smaller than a batch, one per partitioning.
 
     The partitioning depends on the dataset and seed only, so the runs that share it
-    (every learner and bandit method) are named together instead of repeated.
+    (every learner and bandit method) are grouped together instead of repeated.
+
+    Parameters
+    ----------
+    traces : dict
+        ``"dataset/learner/method"`` -> the trials' traces.
+
+    Returns
+    -------
+    list of dict
+        ``dataset``, ``n_partitions`` and ``dropped`` (per trial: the count, and the ids
+        left out) and ``runs`` (the ``"learner/method"`` runs that share them).
+    """
+    shared: dict[str, dict[str, Any]] = {}
+    for name, trials in traces.items():
+        dropped = [t.meta.get("dropped_partitions") for t in trials]
+        if not any(dropped):
+            continue
+        dataset, run = name.split("/", 1)
+        sizes = [t.meta.get("n_partitions") for t in trials]
+        record = {"dataset": dataset, "n_partitions": sizes, "dropped": dropped, "runs": []}
+        shared.setdefault(repr((dataset, sizes, dropped)), record)["runs"].append(run)
+    return list(shared.values())
+
+
+def dropped_partition_notes(traces: dict[str, list[Trace]]) -> list[str]:
+    """One sentence per partitioning of :func:`dropped_partitions` (runs named together).
 
     Parameters
     ----------
@@ -266,19 +293,11 @@ def dropped_partition_notes(traces: dict[str, list[Trace]]) -> list[str]:
     -------
     list of str
     """
-    shared: dict[tuple[str, str], list[str]] = {}
-    for name, trials in traces.items():
-        dropped = [t.meta.get("dropped_partitions") for t in trials]
-        if not any(dropped):
-            continue
-        dataset, run = name.split("/", 1)
-        sizes = [t.meta.get("n_partitions") for t in trials]
-        key = (dataset, f"partitions per trial: {sizes}; dropped ids: {dropped}")
-        shared.setdefault(key, []).append(run)
     return [
-        f"{dataset}: partitions smaller than a batch were left out, as the paper does "
-        f"({detail}), in {', '.join(runs)}."
-        for (dataset, detail), runs in shared.items()
+        f"{d['dataset']}: partitions smaller than a batch were left out, as the paper does "
+        f"(partitions per trial: {d['n_partitions']}; dropped ids: {d['dropped']}), in "
+        f"{', '.join(d['runs'])}."
+        for d in dropped_partitions(traces)
     ]
 
 

@@ -12,8 +12,9 @@ achievable, and conservative for the front read.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -66,17 +67,28 @@ def reach_at(points: Sequence[FrontPoint], acc: float) -> tuple[float, float] | 
     return None if best is None else (round(best[0], 12), round(best[1], 12))
 
 
-def front_verdict(name: str, ours: Sequence[FrontPoint], theirs: Sequence[FrontPoint]) -> Verdict:
+def front_verdict(
+    name: str,
+    ours: Sequence[FrontPoint],
+    theirs: Sequence[FrontPoint],
+    *,
+    facts: Mapping[str, Any] | None = None,
+) -> Verdict:
     """Check whether ``ours`` dominates ``theirs``.
 
     Dominating: at every one of their points, our |DP| at their accuracy is no higher, and
     somewhere lower by more than the seeds' spread (the larger of the two seed stds there).
 
     ``ours`` in the verdict is the largest excess of our |DP| over theirs (met needs <= 0).
+    Its ``facts``: ``clearly_lower_somewhere`` (the spread condition), ``readings`` (their
+    label -> [their |DP|, its std, ours at their accuracy, its std], None where none of ours
+    is that accurate), and the ``facts`` passed in (e.g. which fronts are compared).
     """
     excess, beaten, parts = -np.inf, False, []
+    readings: dict[str, list[float] | None] = {}
     for p in sorted(theirs, key=lambda q: q.acc):
         got = reach_at(ours, p.acc)
+        readings[p.label] = None if got is None else [p.dp, p.dp_std, got[0], got[1]]
         if got is None:
             excess = np.inf
             parts.append(f"{p.label}: none of ours reaches accuracy {p.acc:.3f}")
@@ -94,5 +106,11 @@ def front_verdict(name: str, ours: Sequence[FrontPoint], theirs: Sequence[FrontP
         "" if beaten else "; nowhere lower by more than the seeds' spread"
     )
     return Verdict(
-        name=name, met=met, ours=float(excess), target=0.0, op="<=", detail=detail + "."
+        name=name,
+        met=met,
+        ours=float(excess),
+        target=0.0,
+        op="<=",
+        detail=detail + ".",
+        facts={"clearly_lower_somewhere": bool(beaten), "readings": readings, **(facts or {})},
     )

@@ -86,7 +86,9 @@ def run_groups(config: GroupsConfig, executor: Executor) -> ExperimentResult:
             "(mean ± std over seeds)"
         ] = pd.DataFrame(_mitigation_lines(config, mits, "test_accuracy"))
     result.verdicts += _peer_verdicts(config, runs) + _verdicts(config, runs, mits)
-    result.notes += _notes(config, runs, mits)
+    result.meta["by_budget"] = _budget_facts(config, runs, mits)
+    result.meta["exhausted"] = _exhausted_facts(runs)
+    result.notes += _notes(config, result.meta)
     return result
 
 
@@ -282,6 +284,7 @@ def _best_against(
         detail=f"fairacq's best {best} {worst[best].mean():.3f} ± {worst[best].std():.3f}, "
         f"best peer {top} {worst[top].mean():.3f} ± {worst[top].std():.3f} "
         f"({config.n_trials} seed(s)).",
+        facts={"best": best, "best_peer": top, "peers_cross": _is_cross(peers[0])},
     )
 
 
@@ -299,6 +302,7 @@ def _verdicts(config: GroupsConfig, runs: Runs, mits: MitRuns) -> list[Verdict]:
                 "<=",
                 0.01,
                 detail=f"best {best} {means[best]:.3f}, Aopt {means['aopt']:.3f}.",
+                facts={"best": best},
             )
         )
     for method in config.methods:
@@ -313,6 +317,7 @@ def _verdicts(config: GroupsConfig, runs: Runs, mits: MitRuns) -> list[Verdict]:
                 means[uniform],
                 detail=f"{method} {means[method]:.3f}, {uniform} {means[uniform]:.3f} "
                 f"({config.n_trials} seed(s)).",
+                facts={"method": method, "against": uniform},
             )
         )
     mit = _best_mitigation(config, mits, budget) if config.mitigations else None
@@ -326,6 +331,7 @@ def _verdicts(config: GroupsConfig, runs: Runs, mits: MitRuns) -> list[Verdict]:
                 mit[1],
                 detail=f"best sampler {best} {means[best]:.3f}, best mitigation {_label(mit[0])} "
                 f"{mit[1]:.3f} ({config.n_trials} seed(s)).",
+                facts={"best": best, "best_mitigation": mit[0]},
             )
         )
     return out
@@ -341,23 +347,49 @@ def _best_mitigation(config: GroupsConfig, mits: MitRuns, budget: int) -> tuple[
     return name, means[name]
 
 
-def _exhausted_notes(runs: Runs) -> list[str]:
-    """Say where the pool ran out of a group a rule chose (its rounds drew a fallback)."""
+def _exhausted_facts(runs: Runs) -> list[dict[str, Any]]:
+    """Where the pool ran out of a group a rule chose (its rounds drew a fallback)."""
     cells = []
     for (method, budget), traces in runs.items():
         hit = [t for t in traces if "exhausted" in t.meta]
         if hit:
             rounds = sum(int(t.meta["redirected_rounds"]) for t in hit)
-            cells.append(f"{method} at {budget} ({len(hit)} of {len(traces)}, {rounds} rounds)")
+            cells.append(
+                {"method": method, "budget": budget, "trials": len(hit), "of": len(traces)}
+                | {"rounds": rounds}
+            )
+    return cells
+
+
+def _exhausted_notes(cells: list[dict[str, Any]]) -> list[str]:
+    """Say where the pool ran out of a group a rule chose (its rounds drew a fallback)."""
     if not cells:
         return []
+    words = [
+        f"{c['method']} at {c['budget']} ({c['trials']} of {c['of']}, {c['rounds']} rounds)"
+        for c in cells
+    ]
     return [
         "The pool ran out of a group the rule chose, so those rounds drew the rule's fallback "
-        "group (the allocation there is not the rule's own), in: " + "; ".join(cells) + "."
+        "group (the allocation there is not the rule's own), in: " + "; ".join(words) + "."
     ]
 
 
-def _notes(config: GroupsConfig, runs: Runs, mits: MitRuns) -> list[str]:
+def _budget_facts(config: GroupsConfig, runs: Runs, mits: MitRuns) -> dict[str, Any]:
+    """Per budget (a string key): the samplers ranked, and the mitigation finding if any."""
+    out: dict[str, Any] = {}
+    for budget in config.budgets:
+        means = {m: float(_worst(runs[m, budget]).mean()) for m in config.methods}
+        ranking = sorted(means.items(), key=lambda kv: -kv[1])
+        facts: dict[str, Any] = {"ranking": [[m, v] for m, v in ranking]}
+        if config.mitigations:
+            facts |= _mitigation_facts(config, mits, budget, ranking[0])
+        out[str(budget)] = facts
+    return out
+
+
+def _notes(config: GroupsConfig, meta: dict[str, Any]) -> list[str]:
+    """Word the run's setup and the facts in ``meta`` (``by_budget``, ``exhausted``)."""
     notes = [
         "Every sampler runs with its defaults (Abernethy's ε-greedy with its averaged-SGD "
         "learner, the others with exact logistic regression) on the pool/test splits of "
@@ -376,12 +408,12 @@ def _notes(config: GroupsConfig, runs: Runs, mits: MitRuns) -> list[str]:
             "solver's tolerance)."
         )
     for budget in config.budgets:
-        means = {m: float(_worst(runs[m, budget]).mean()) for m in config.methods}
-        ranking = sorted(means.items(), key=lambda kv: -kv[1])
-        notes.append(f"Budget {budget}: " + ", ".join(f"{m} {v:.3f}" for m, v in ranking) + ".")
+        facts = meta["by_budget"][str(budget)]
+        ranked = ", ".join(f"{m} {v:.3f}" for m, v in facts["ranking"])
+        notes.append(f"Budget {budget}: {ranked}.")
         if config.mitigations:
-            notes.append(_mitigation_note(config, mits, budget, ranking[0]))
-    notes += _exhausted_notes(runs)
+            notes.append(_mitigation_note(facts, budget))
+    notes += _exhausted_notes(meta["exhausted"])
     if config.preset == "quick":
         notes.append(
             f"Quick preset: budgets {', '.join(map(str, config.budgets))}, "
@@ -404,40 +436,63 @@ register(
 )
 
 
-def _mitigation_note(
+def _mitigation_facts(
     config: GroupsConfig, mits: MitRuns, budget: int, best: tuple[str, float]
-) -> str:
-    """One finding: the mitigations at ``budget`` against no mitigation and the best sampler."""
+) -> dict[str, Any]:
+    """Return the numbers of one budget's mitigation finding (kept in ``summary.json``'s meta).
+
+    ``plain`` is no mitigation's worst-group accuracy on Uniform's rows; per mitigation its
+    mean, its mean paired change against ``plain`` and on how many seeds it was fitted;
+    then the best mitigation (None when none was fitted) and the best sampler.
+    """
     trials = mits[config.mitigations[0], budget]
-    plain = float(_values(trials, "plain_test_worst_acc").mean())
-    parts = []
+    by_name: dict[str, dict[str, Any]] = {}
     for name in config.mitigations:
         values = _values(mits[name, budget], "test_worst_acc")
         change = _mean(values - _values(mits[name, budget], "plain_test_worst_acc"))
-        kept = _fitted(values).size
-        if not kept:
+        by_name[name] = {
+            "mean": _mean(values),
+            "change": change,
+            "fitted_seeds": int(_fitted(values).size),
+            "seeds": int(values.size),
+        }
+    mit = _best_mitigation(config, mits, budget)
+    return {
+        "plain": float(_values(trials, "plain_test_worst_acc").mean()),
+        "mitigations": by_name,
+        "best_mitigation": None if mit is None else {"name": mit[0], "value": mit[1]},
+        "best_sampler": {"name": best[0], "value": best[1]},
+        "mitigation_beats_samplers": mit is not None and mit[1] > best[1],
+    }
+
+
+def _mitigation_note(facts: dict[str, Any], budget: int) -> str:
+    """One finding: the mitigations at ``budget`` against no mitigation and the best sampler."""
+    parts = []
+    for name, m in facts["mitigations"].items():
+        if not m["fitted_seeds"]:
             parts.append(f"{name} not fitted (a group with one label in every seed)")
             continue
-        seeds = "" if kept == values.size else f"; fitted on {kept} of {values.size} seeds"
-        parts.append(f"{name} {_mean(values):.3f} ({change:+.3f}{seeds})")
-    mit = _best_mitigation(config, mits, budget)
+        kept, n = m["fitted_seeds"], m["seeds"]
+        seeds = "" if kept == n else f"; fitted on {kept} of {n} seeds"
+        parts.append(f"{name} {m['mean']:.3f} ({m['change']:+.3f}{seeds})")
+    mit, best = facts["best_mitigation"], facts["best_sampler"]
     if mit is None:
         verdict = "no mitigation could be fitted"
-    elif mit[1] > best[1]:
-        name, value = mit
+    elif facts["mitigation_beats_samplers"]:
         verdict = (
-            f"the best mitigation ({name}, {value:.3f}) beats the best sampler ({best[0]}, "
-            f"{best[1]:.3f}) by {value - best[1]:.3f}"
+            f"the best mitigation ({mit['name']}, {mit['value']:.3f}) beats the best sampler "
+            f"({best['name']}, {best['value']:.3f}) by {mit['value'] - best['value']:.3f}"
         )
     else:
-        name, value = mit
         verdict = (
-            f"no mitigation on Uniform's rows beats the best sampler ({best[0]}, {best[1]:.3f}); "
-            f"the best one ({name}, {value:.3f}) is {best[1] - value:.3f} below it"
+            f"no mitigation on Uniform's rows beats the best sampler ({best['name']}, "
+            f"{best['value']:.3f}); the best one ({mit['name']}, {mit['value']:.3f}) is "
+            f"{best['value'] - mit['value']:.3f} below it"
         )
     return (
         f"Budget {budget}, Uniform's rows with a mitigation (worst-group accuracy, change against "
-        f"no mitigation {plain:.3f} on the same rows, paired by seed): "
+        f"no mitigation {facts['plain']:.3f} on the same rows, paired by seed): "
         + ", ".join(parts)
         + f"; {verdict}."
     )

@@ -142,6 +142,7 @@ def run_rows(config: RowsConfig, executor: Executor) -> ExperimentResult:
     if runs:
         result.figures["peers-rows"] = _figure(runs)
         result.tables["Final test accuracy and |DP| (mean ± std over seeds)"] = _table(runs)
+    result.meta["skipped_datasets"] = list(missing)
     result.notes += _notes(config, runs, missing)
     return result
 
@@ -308,6 +309,7 @@ def _front_verdicts(run: _Dataset) -> list[Verdict]:
             f"Falcon's λ front at equal labels seen (<= {run.labels:g})",
             points,
             front["falcon"],
+            facts={"front": key, "against": "falcon"},
         )
         for key, points in front.items()
         if key != "falcon"
@@ -334,6 +336,7 @@ def _own_against_nothing(run: _Dataset, own: list[FrontPoint]) -> list[Verdict]:
             "(collect nothing) by more than the seeds' spread",
             own,
             [nothing],
+            facts={"front": OWN, "against": MITIGATION},
         )
     ]
 
