@@ -224,22 +224,24 @@ def test_continue_from_a_trace_of_another_seed_or_pool_is_refused(
 
 @pytest.mark.slow
 def test_a_run_killed_over_a_finished_run_leaves_it_intact(tmp_path: Path) -> None:
-    ds = load_toy(6000, random_state=5)
+    ds = load_toy(1800, random_state=5)  # a 1,200-row pool, 20 steps: enough to kill at 3
     frame = ds.X.assign(group=ds.sensitive["group"].to_numpy(), label=ds.y)
     frame.iloc[:300].to_parquet(tmp_path / "train.parquet")
     frame.iloc[300:600].to_parquet(tmp_path / "val.parquet")
     frame.iloc[600:].to_parquet(tmp_path / "pool.parquet")
     out = tmp_path / "run"
     base = [
-        sys.executable, "-m", "fairacq.cli", "acquire", "--pool", str(tmp_path / "pool.parquet"),
+        "acquire", "--pool", str(tmp_path / "pool.parquet"),
         "--train", str(tmp_path / "train.parquet"), "--val", str(tmp_path / "val.parquet"),
-        "--budget", "1200", "--batch", "20", "--tau", "0", "--seed", "3", "--out", str(out),
+        "--budget", "400", "--batch", "20", "--tau", "0", "--seed", "3", "--out", str(out),
     ]  # fmt: skip
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
-    fast = [*base, "--method", "random", "--no-baseline"]
-    subprocess.run(fast, env=env, check=True, capture_output=True)
+    # the finished run goes in this process; the killed run and the resume are processes
+    finished = run_cli(*base, "--method", "random", "--no-baseline")
+    assert finished.exit_code == 0, finished.output
     before = _snapshot(out)
-    slow = [*base, "--method", "datasift-inf", "--overwrite", "--checkpoint-every", "1"]
+    cli = [sys.executable, "-m", "fairacq.cli"]
+    slow = [*cli, *base, "--method", "datasift-inf", "--overwrite", "--checkpoint-every", "1"]
     proc = subprocess.Popen(slow, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while _steps(out / "checkpoint.json") < 3 and time.monotonic() < deadline:

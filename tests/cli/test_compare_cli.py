@@ -71,8 +71,9 @@ def test_rows_report_renders_every_figure_in_a_browser(table_csv, tmp_path):
 
     traces = CompareResult.load(out / "result").traces  # each acquisition run's trace
     entropy = next(r for r in summary["rows"] if r["method"] == "entropy")
-    assert len(traces["entropy"]) == 1  # one seed
-    assert traces["entropy"][0].to_frame()["cost"].iloc[-1] == pytest.approx(entropy["cost"])
+    costs = [trace.to_frame()["cost"].iloc[-1] for trace in traces["entropy"]]
+    assert len(costs) == 2  # one trace a seed, their mean cost the summary's
+    assert sum(costs) / 2 == pytest.approx(entropy["cost"])
     assert summary["recommendation"]["text"]
     assert {r["method"] for r in summary["rows"]} >= {"no action", "random", "threshold-dp"}
     dom = subprocess.run(
@@ -109,7 +110,7 @@ def test_groups_prints_the_table_and_the_recommendation(table_csv, tmp_path):
 
     saved = CompareResult.load(out / "result")
     assert saved.to_frame()["method"].tolist() == [r["method"] for r in summary["rows"]]
-    assert saved.records == CompareResult.load(out / "result").records
+    assert len(saved.records) == len(summary["rows"])  # one method, one seed: a record each
 
 
 def test_cost_column_prices_the_pool_rows(table_csv, tmp_path):

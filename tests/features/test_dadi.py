@@ -40,6 +40,12 @@ def fitted(adult):
     return DADI(gamma=0.5, random_state=0, **QUICK).fit(adult)
 
 
+@pytest.fixture(scope="module")
+def other_seed(adult):
+    """``fitted``'s model from another seed (another model, the same shapes)."""
+    return DADI(gamma=0.5, random_state=1, **QUICK).fit(adult)
+
+
 def _every_row(folder):
     """A checkpoint written after every trace row (so the last one is kept)."""
     from fairacq import CheckpointCallback
@@ -145,12 +151,11 @@ def test_env_of_a_fitted_model_passes_the_checker(adult, fitted):
     check_env(env, skip_render_check=True)
 
 
-def test_deterministic_for_a_seed(adult, fitted):
+def test_deterministic_for_a_seed(adult, fitted, other_seed):
     again = DADI(gamma=0.5, random_state=0, **QUICK).fit(adult)
     assert _same_states(again, fitted)
     assert again.trace_ == fitted.trace_
-    other = DADI(gamma=0.5, random_state=1, **QUICK).fit(adult)
-    assert not _same_states(other, fitted)
+    assert not _same_states(other_seed, fitted)
 
 
 def test_hyper_parameters_untouched_and_clonable(fitted):
@@ -342,7 +347,8 @@ def test_bad_data(fitted, adult):
 
 def test_hot_set_elements_fit_save_load_and_resume(tmp_path, adult):
     params = dict(QUICK, n_pretrain_iter=10, n_train_iter=4, random_state=1)
-    hot = DADI(set_elements="hot", **params).fit(adult)
+    ckpt = tmp_path / "ckpt"  # its checkpoint, for the refused resume below
+    hot = DADI(set_elements="hot", **params).fit(adult, callbacks=[_every_row(ckpt)])
     assert hot.agent_.encoder.elements is not None
     assert hot.adversary_.encoder.elements is not None
     X = adult.X.iloc[:40]
@@ -357,8 +363,6 @@ def test_hot_set_elements_fit_save_load_and_resume(tmp_path, adult):
     assert loaded.agent_.encoder.elements is not None
     np.testing.assert_allclose(loaded.predict_proba(X), hot.predict_proba(X))
     # resuming is refused when the element set differs; a pre-training too
-    ckpt = tmp_path / "ckpt"
-    DADI(set_elements="hot", **params).fit(adult, callbacks=[_every_row(ckpt)])
     with pytest.raises(InvalidParameterError, match="set_elements='hot', not 'columns'"):
         DADI(**params).fit(adult, continue_from=ckpt)
     pre = DADI(**dict(params, n_train_iter=0)).fit(adult)
@@ -497,11 +501,11 @@ def test_load_refuses_a_tampered_configuration(tmp_path, fitted, edit, match):
     assert "\n" not in str(info.value)
 
 
-def test_load_refuses_a_folder_mixing_two_saves(tmp_path, adult, fitted):
+def test_load_refuses_a_folder_mixing_two_saves(tmp_path, fitted, other_seed):
     import shutil
 
     fitted.save(tmp_path / "a")
-    DADI(gamma=0.5, random_state=1, **QUICK).fit(adult).save(tmp_path / "b")
+    other_seed.save(tmp_path / "b")
     shutil.copy(tmp_path / "b" / "agent.pt", tmp_path / "a" / "agent.pt")
     with pytest.raises(CorruptFileError, match=r"agent\.pt is not the file saved with"):
         DADI.load(tmp_path / "a")

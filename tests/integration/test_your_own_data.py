@@ -102,10 +102,11 @@ def test_whom_to_admit_without_seeing_groups(files, tmp_path):
 
 
 def test_which_features_to_ask_each_person(files, tmp_path):
+    # a few iterations: what is checked is how the people's table is read and answered
     model = tmp_path / "dadi"
     _ok(
         "features", "train", "--data", files / "mine.csv", *ROLES, "--drop", "case_no",
-        "--preset", "quick", "--pretrain-iter", "30", "--train-iter", "30", "--out", model,
+        "--preset", "quick", "--pretrain-iter", "10", "--train-iter", "10", "--out", model,
     )  # fmt: skip
     out = _ok("features", "acquire", model, files / "people.csv", "--id", "case_no", "--json")
     answer = json.loads(out)
