@@ -26,7 +26,8 @@ accuracies agree only within the seeds' spread). Both learners are fairacq's ``"
 (standardise, then logistic regression, lbfgs, C=1), so the table compares the loops, not
 the models. Each is timed in CPU seconds (``time.process_time``), three times, median
 reported; ``ratio`` is fairacq / reference. FAL (its authors' candidates and alpha, as in the
-peers experiments) is timed per round on the same split, against Falcon's per round.
+peers experiments) is timed per round on the same split (median of the same repeats), against
+Falcon's per round.
 
 Splits: Falcon's recipe (each (group, label) cell split 1 : 1 : 8 : 4 into training,
 validation, pool and test; :func:`fairacq_experiments.peers._tasks.split_cells`) on ACS
@@ -276,7 +277,7 @@ def measure(name: str, rounds: int, batch: int, lam: float, repeat: int, fal: bo
         fal_rounds = max(2, rounds // 10)  # FAL is costly: fewer rounds, cost per round
         fal_cpu, _ = _median_cpu(
             lambda: _fairacq("fal", parts, fal_rounds, batch, 1, n_candidates=16, alpha=0.6),
-            1,
+            repeat,
         )
         row["fal ms/round"] = round(1000 * fal_cpu / fal_rounds, 1)
         row["falcon ms/round"] = round(1000 * fal_s / n, 1)

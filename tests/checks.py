@@ -78,7 +78,9 @@ class Spec:
     trace : bool, default=True
         Whether the run sets ``trace_``.
     stepwise : bool, default=True
-        Whether the run takes ``callbacks`` and ``continue_from`` (interrupt, then resume).
+        Whether the run goes step by step, so that it can be interrupted and resumed from
+        a checkpoint. False for a fit done in one go: its verb still takes ``callbacks``
+        (called once, after the fit) and ``continue_from`` (refused: nothing to resume).
     resume_steps : tuple of int, default=(1, 2, 4)
         The steps ``k`` at which the resume check interrupts a run.
     resume_tail : bool, default=False
@@ -343,6 +345,23 @@ def check_verb_resumes(spec: Spec, tmp_path: Path) -> None:
         assert param.default == default, f"{spec.verb}: {name} defaults to {param.default!r}"
 
 
+def check_one_shot_fit(spec: Spec, tmp_path: Path) -> None:
+    """A fit done in one go calls its callbacks once, after the fit, and refuses to resume."""
+    seen: list[dict[str, Any]] = []
+
+    def callback(recorder: TraceRecorder) -> None:
+        seen.append({"rows": recorder.n_steps, "checkpoint": recorder.checkpoint_requested})
+
+    strategy = spec.make()
+    spec.run(strategy, callbacks=[callback, CheckpointCallback(tmp_path / "ck", every=1000)])
+    assert seen == [{"rows": len(strategy.trace_), "checkpoint": True}], seen
+    saved = Trace.load(tmp_path / "ck").to_frame()
+    assert_same(saved, strategy.trace_.to_frame(), "the checkpoint's rows")
+    error = _error_of(lambda: spec.run(spec.make(), continue_from=strategy.trace_))
+    assert isinstance(error, InvalidParameterError), f"continue_from gave {error!r}"
+    assert "continue_from" in str(error), f"the refusal does not name continue_from: {error}"
+
+
 def check_trace_after_verb(spec: Spec, tmp_path: Path) -> None:
     """After the verb, ``trace_`` is a :class:`~fairacq.Trace` with rows."""
     strategy, _ = spec.fitted()
@@ -472,8 +491,10 @@ def yield_checks(spec: Spec) -> Iterator[tuple[str, Check, dict[str, Any]]]:
         yield "check_model_save_load", check_model_save_load, {}
     for name in sorted(spec.cls._get_param_names()):
         yield f"check_invalid_params-{name}", check_invalid_params, {"name": name}
-    if spec.stepwise:
-        yield "check_verb_resumes", check_verb_resumes, {}
+    yield "check_verb_resumes", check_verb_resumes, {}
+    if not spec.stepwise:
+        yield "check_one_shot_fit", check_one_shot_fit, {}
+    else:
         for k in spec.resume_steps:
             yield (
                 f"check_resume_equals_uninterrupted-k{k}",

@@ -27,7 +27,7 @@ import numpy as np
 from fairacq._callbacks import Callback, ProgressCallback, run_callbacks
 from fairacq._random import RandomState, root_seed, seed_state
 from fairacq._trace import Trace, TraceRecorder
-from fairacq.exceptions import CorruptFileError, InvalidDataError
+from fairacq.exceptions import CorruptFileError, InvalidDataError, InvalidParameterError
 
 __all__ = [
     "Checkpoint",
@@ -35,7 +35,9 @@ __all__ = [
     "RunLoop",
     "iter_loop",
     "load_checkpoint",
+    "one_shot_trace",
     "open_checkpoint",
+    "refuse_resume",
     "run_loop",
 ]
 
@@ -360,3 +362,68 @@ def _drive(
         yield row
         if not run_callbacks(callbacks, recorder):
             return "callback"
+
+
+def refuse_resume(where: str, continue_from: object) -> None:
+    """Refuse ``continue_from`` in a fit done in one go: it has no steps to go on from.
+
+    Parameters
+    ----------
+    where : str
+        The strategy's class name, for the message.
+    continue_from : object
+        What the caller passed; only None is accepted.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``continue_from`` is not None.
+    """
+    if continue_from is not None:
+        raise InvalidParameterError(
+            f"{where}.fit fits in one go, so there is nothing to resume from continue_from. "
+            "Call fit without it: the same parameters and data give the same fit."
+        )
+
+
+def one_shot_trace(
+    *,
+    method: str,
+    config: Mapping[str, Any],
+    random_state: RandomState,
+    rows: Sequence[Row],
+    callbacks: Sequence[Callback] = (),
+    **meta: Any,
+) -> Trace:
+    """Return the trace of a fit done in one go, after calling ``callbacks`` once.
+
+    The callbacks see the finished fit with a checkpoint request, so a
+    :class:`~fairacq.CheckpointCallback` writes the trace whatever its ``every``; a callback
+    returning ``False`` changes nothing (the fit is over). The trace's ``stop_reason`` is
+    ``"fitted"``.
+
+    Parameters
+    ----------
+    method : str
+        Name recorded in the trace.
+    config : mapping
+        The strategy's hyper-parameters (recorded).
+    random_state : int, Generator, SeedSequence or None
+        The strategy's seed (recorded when it is an int or a seed sequence).
+    rows : sequence of mappings
+        The fit's rows, each with its cumulative ``cost``.
+    callbacks : sequence of callables, default=()
+        Called once with the recorder after the rows are recorded.
+    **meta
+        Further trace metadata.
+
+    Returns
+    -------
+    Trace
+    """
+    recorder = TraceRecorder(method=method, config=config, random_state=random_state, **meta)
+    for row in rows:
+        recorder.record(**row)
+    recorder.request_checkpoint()
+    run_callbacks(list(callbacks), recorder)
+    return recorder.finish(stop_reason="fitted")

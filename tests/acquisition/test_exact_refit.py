@@ -12,6 +12,7 @@ import pytest
 import fairacq.acquisition.loop._exact_refit as exact_refit
 from fairacq.acquisition import DataSiftInfAcquirer, PartitionDroppedWarning
 from fairacq.acquisition.loop._exact_refit import ExactRefit, lr_scores, refit, same_fitted_model
+from fairacq.acquisition.loop._lbfgs import lbfgs_direct
 from fairacq.acquisition.pools._column_codes import ColumnCodes
 from fairacq.data import load_toy, split_datasift
 from fairacq.models import make_learner, predict_scores
@@ -34,6 +35,52 @@ def test_refit_and_scores_match_the_ordinary_fit(seed, n, fortran):
     assert same_fitted_model(fast, slow)
     assert np.array_equal(lr_scores(fast, X), predict_scores(slow, X))
     assert lr_scores(make_learner("decision_tree").fit(X, y), X) is None  # not a scaled LR
+
+
+@pytest.mark.parametrize(("seed", "maxiter"), [(0, 100), (1, 1000), (2, 3), (3, 100)])
+def test_lbfgs_direct_takes_the_steps_of_minimize(seed, maxiter):
+    from scipy import optimize
+    from sklearn._loss.loss import HalfBinomialLoss
+
+    X, y = _data(seed, 50 + 300 * seed, fortran=False)
+    X = np.ascontiguousarray((X - X.mean(0)) / X.std(0))
+    fun = exact_refit._objective(X, y.astype(float), 1 / (10.0**seed * len(y)), HalfBinomialLoss())
+    opts = {"maxiter": maxiter, "maxls": 50, "gtol": 1e-4, "ftol": 64 * np.finfo(float).eps}
+    ref = optimize.minimize(
+        fun, np.zeros(X.shape[1] + 1), method="L-BFGS-B", jac=True, options=opts
+    )
+    x, nit, status = lbfgs_direct(fun, X.shape[1] + 1, **opts)
+    assert np.array_equal(x, ref.x)  # bit for bit, also when stopped early (maxiter 3)
+    assert (nit, status) == (ref.nit, ref.status)
+
+
+@pytest.mark.parametrize("fortran", [False, True])
+def test_scaler_moments_are_standard_scalers(fortran):
+    from sklearn.preprocessing import StandardScaler
+
+    X, _ = _data(6, 333, fortran=fortran)
+    X[:, 2] = 7.25  # a constant column: scale 1
+    X[:, 3] += 1e7  # a large offset
+    fast, slow = StandardScaler(), StandardScaler().fit(X)
+    assert np.array_equal(exact_refit._fit_scaler(fast, X), slow.transform(X))
+    assert same_fitted_model(fast, slow)
+    assert fast.scale_[2] == 1.0
+
+
+def test_fit_scores_are_the_scores_of_the_fit():
+    X, y = _data(7, 500, fortran=True)
+    X_eval, _ = _data(8, 90, fortran=False)
+    fits = ExactRefit("lr")
+    first = fits.fit_scores(3, X, y, X_eval)  # the ordinary path, checked
+    assert fits.fast_fit
+    assert fits.fast_scores
+    slow = predict_scores(make_learner("lr", random_state=3).fit(X, y), X_eval)
+    assert np.array_equal(first, slow)
+    assert np.array_equal(fits.fit_scores(3, X, y, X_eval), slow)  # the model-free path
+    tree = ExactRefit("decision_tree").fit_scores(0, X, y, X_eval)
+    assert np.array_equal(
+        tree, predict_scores(make_learner("decision_tree", random_state=0).fit(X, y), X_eval)
+    )
 
 
 def test_same_fitted_model_sees_one_changed_bit():

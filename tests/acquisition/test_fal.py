@@ -16,6 +16,7 @@ from fairacq.acquisition import (
 )
 from fairacq.acquisition.loop._state import AcquisitionState
 from fairacq.data import FairDataset, load_toy
+from fairacq.models import evaluate, make_learner, predict_scores
 
 
 class CellRate(ClassifierMixin, BaseEstimator):
@@ -107,3 +108,45 @@ def test_candidates_are_subsampled_and_alpha_adapts():
     assert [schedule.alpha_at(t) for t in (0, 9, 10, 55, 109)] == pytest.approx(
         [0.5, 0.5, 0.45, 0.25, 0.0]
     )
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "rows"),
+    [
+        ({"n_candidates": 8}, [148, 213, 214, 119, 132, 209, 136, 66]),
+        ({"n_candidates": 5, "candidates": "random"}, [103, 194, 159, 61, 43, 188, 138, 78]),
+    ],
+)
+def test_fal_rows_are_pinned(kwargs, rows):
+    # Rows of the from-scratch what-if refits through make_learner(...).fit, predict_scores
+    # and evaluate; a 1e-3 change of one what-if unfairness changes them.
+    ds = load_toy(400, random_state=7)
+    train, val, pool = ds.subset(range(60)), ds.subset(range(60, 160)), ds.subset(range(160, 400))
+    fal = FALAcquirer(budget=8, batch_size=2, alpha=0.0, random_state=4, **kwargs)
+    fal.fit(train, pool, validation=val)
+    assert fal.acquired_.tolist() == rows
+    assert fal._refit.fast_fit  # the cheap refits were used
+    assert fal._refit.fast_scores
+
+
+@pytest.mark.parametrize(
+    ("metric", "n_groups"),
+    [
+        ("demographic_parity_diff_abs", 2),
+        ("demographic_parity_diff_abs", 3),
+        ("equalized_odds_diff", 2),
+    ],
+)
+def test_what_if_unfairness_is_the_ordinary_fits(metric, n_groups):
+    ds = load_toy(300, n_groups=n_groups, random_state=3)
+    train, val = ds.subset(range(80)), ds.subset(range(80, 200))
+    fal = FALAcquirer(metric=metric, random_state=0)
+    fal._prepare(None, val, np.random.SeedSequence(5))
+    X, y = train.to_numpy(), train.y
+    for _ in range(3):  # the first what-if takes the ordinary path, later ones the cheap one
+        model = make_learner("lr", random_state=fal._learner_seed).fit(X, y)
+        slow = evaluate(model, val, [metric], scores=predict_scores(model, val.to_numpy()))
+        assert fal._unfairness_with(X, y) == abs(slow[metric])
+        y = 1 - y
+    # demographic parity is counted directly once checked; other metrics never are
+    assert (fal._unfairness._groups is not None) == (metric == "demographic_parity_diff_abs")

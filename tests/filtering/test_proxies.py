@@ -227,7 +227,7 @@ def test_interpolation_curve_end_points_and_simulation() -> None:
     ],
     ids=lambda p: type(p).__name__,
 )
-def test_fit_sets_a_one_row_trace(proxy: Any) -> None:
+def test_fit_sets_a_trace_ending_on_the_fitted_proxy(proxy: Any) -> None:
     from fairacq import Trace
 
     X, s = make_sample(300, seed=1)
@@ -236,7 +236,8 @@ def test_fit_sets_a_one_row_trace(proxy: Any) -> None:
         proxy.fit(X, s)
     trace = proxy.trace_
     assert isinstance(trace, Trace)
-    assert len(trace) == 1
+    # One row for a fit in one go; the tree's root, then one row per split (a leaf each).
+    assert len(trace) == (len(proxy.rho_) if isinstance(proxy, AlphaBetaProxy) else 1)
     assert trace.method == proxy.fitted_.method
     assert trace.final("cost") == 300
     assert trace.final("alpha") == proxy.alpha_

@@ -26,10 +26,10 @@ from tests.checks import Spec, check_strategy
 from tests.filtering.test_proxies import make_sample
 
 
-def _fit(proxy: AlphaBetaProxy, X: pd.DataFrame, s: np.ndarray) -> AlphaBetaProxy:
+def _fit(proxy: AlphaBetaProxy, X: pd.DataFrame, s: np.ndarray, **kw: Any) -> AlphaBetaProxy:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnreachableTargetWarning)
-        return proxy.fit(X, s)
+        return proxy.fit(X, s, **kw)
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -55,10 +55,9 @@ def test_larger_budget_balances_better() -> None:
     assert high.beta_ < low.beta_
     assert high.stop_reason_ == "reached"
     assert high.hull_distance_ < 0.1
-    assert all(h["duality_gap"] >= 0 for h in high.history_)
-    assert [h["hull_distance"] for h in high.history_] == sorted(
-        (h["hull_distance"] for h in high.history_), reverse=True
-    )
+    splits = high.trace_.to_frame().iloc[1:]  # row 0 is the root leaf
+    assert (splits["duality_gap"] >= 0).all()
+    assert splits["hull_distance"].tolist() == sorted(splits["hull_distance"], reverse=True)
 
 
 def test_filter_simulation_matches_in_sample_beta() -> None:
@@ -127,11 +126,10 @@ def test_strategy_conventions(tmp_path: Path) -> None:
     spec = Spec(
         cls=AlphaBetaProxy,
         make=lambda: AlphaBetaProxy(alpha=0.3, max_iter=5, max_depth=4),
-        run=lambda p, **kw: _fit(p, X, s),
-        decisions=lambda p, out: (p.rho_, p.A_, p.history_),
+        run=lambda p, **kw: _fit(p, X, s, **kw),
+        decisions=lambda p, out: (p.rho_, p.A_, p.trace_),
         random=False,  # no random_state: the game and its oracles are deterministic
-        trace=False,
-        stepwise=False,
+        resume_steps=(1,),  # two splits; tests/test_common_strategies.py resumes at 1-3
     )
     check_strategy(spec, tmp_path)
 

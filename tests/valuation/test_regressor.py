@@ -10,6 +10,7 @@ from sklearn.linear_model import Ridge
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from fairacq import CheckpointCallback, Trace
 from fairacq.data import load_toy
 from fairacq.exceptions import InvalidDataError, InvalidParameterError, NotFittedError
 from fairacq.models import make_learner
@@ -131,3 +132,44 @@ def test_datasift_inf_pipeline_on_toy():
     assert np.corrcoef(reg.predict(X, train.y), improvement)[0, 1] > 0.8
     pooled = InfluenceRegressor().fit(X, improvement)
     assert np.corrcoef(pooled.predict(X), improvement)[0, 1] < 0.4
+
+
+def test_trace_records_the_fit_and_its_training_error():
+    X, target = _rows(120)
+    reg = InfluenceRegressor(alpha=0.5).fit(X, target)
+    row = reg.trace_.to_frame().iloc[0]
+    assert len(reg.trace_) == 1
+    assert reg.trace_.method == "influence-regressor"
+    assert (row["cost"], row["n_rows"], row["n_models"], row["by_label"]) == (120.0, 120, 1, False)
+    reference = make_pipeline(StandardScaler(), Ridge(alpha=0.5)).fit(X, target)
+    mse = float(np.mean((reference.predict(X) - target) ** 2))
+    assert row["train_mse"] == pytest.approx(mse, rel=1e-9)
+    assert 0.005 < row["train_mse"] < 0.02  # the noise's variance is 0.01
+    assert reg.trace_.meta["config"] == {"alpha": 0.5}
+    assert reg.trace_.meta["stop_reason"] == "fitted"
+
+
+def test_trace_of_a_fit_per_label():
+    X, _ = _rows(80)
+    y = (X[:, 0] > 3.0).astype(int)
+    exact = X @ np.array([1.0, 0.0, 0.0, 0.0]) + 5.0 * y  # linear within each label
+    reg = InfluenceRegressor(alpha=0.0).fit(X, exact, y)
+    row = reg.trace_.to_frame().iloc[0]
+    assert (row["n_models"], row["by_label"]) == (2, True)
+    assert row["train_mse"] < 1e-20
+    single = InfluenceRegressor(alpha=0.0).fit(X, exact)
+    assert single.trace_.final("train_mse") > 0.1  # one ridge cannot fit the label's jump
+
+
+def test_callbacks_run_once_and_continue_from_is_refused(tmp_path):
+    X, target = _rows(30)
+    calls = []
+    reg = InfluenceRegressor().fit(
+        X,
+        target,
+        callbacks=[lambda rec: calls.append(rec.n_steps), CheckpointCallback(tmp_path / "t")],
+    )
+    assert calls == [1]
+    pd.testing.assert_frame_equal(Trace.load(tmp_path / "t").to_frame(), reg.trace_.to_frame())
+    with pytest.raises(InvalidParameterError, match="nothing to resume"):
+        InfluenceRegressor().fit(X, target, continue_from=reg.trace_)

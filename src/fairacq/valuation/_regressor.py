@@ -9,6 +9,8 @@ when the labels are given.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -17,6 +19,9 @@ from sklearn.linear_model import Ridge
 from sklearn.preprocessing import StandardScaler
 
 from fairacq._base import Strategy
+from fairacq._callbacks import Callback
+from fairacq._loop import one_shot_trace, refuse_resume
+from fairacq._trace import Trace
 from fairacq._validation import (
     Interval,
     check_binary_labels,
@@ -68,6 +73,12 @@ class InfluenceRegressor(Strategy):
         Whether one ridge per label was fitted (``y`` given to :meth:`fit`).
     n_features_in_ : int
         Number of features seen by :meth:`fit`.
+    trace_ : Trace
+        One row (the fit is closed-form, done in one go): the rows fitted (``cost`` and
+        ``n_rows``), ``n_models``, ``by_label`` and the training mean squared error
+        ``train_mse`` of :meth:`predict` on the fitted rows; ``alpha`` in its metadata.
+        :meth:`fit` calls its ``callbacks`` once, after the fit, and refuses
+        ``continue_from`` (nothing to resume).
 
     Examples
     --------
@@ -86,7 +97,13 @@ class InfluenceRegressor(Strategy):
         self.alpha = alpha
 
     def fit(
-        self, X: ArrayLike, improvement: ArrayLike, y: ArrayLike | None = None
+        self,
+        X: ArrayLike,
+        improvement: ArrayLike,
+        y: ArrayLike | None = None,
+        *,
+        continue_from: Trace | str | os.PathLike[str] | None = None,
+        callbacks: Sequence[Callback] = (),
     ) -> InfluenceRegressor:
         """Fit the regressor on training rows and their fairness improvement.
 
@@ -99,6 +116,12 @@ class InfluenceRegressor(Strategy):
         y : array-like of shape (n,) or None, default=None
             Their 0/1 labels: fit one ridge per label (recommended when the pool rows are
             labelled, as in Hasan & Pradhan). None fits one ridge on the features.
+        continue_from : None, default=None
+            Accepted for a common signature with the step-wise strategies, but the fit is
+            closed-form: there is nothing to resume, so anything but None is refused.
+        callbacks : sequence of callables, default=()
+            Called once after the fit with the :class:`~fairacq.TraceRecorder` holding
+            ``trace_``'s row (a :class:`~fairacq.CheckpointCallback` saves it).
 
         Returns
         -------
@@ -108,12 +131,13 @@ class InfluenceRegressor(Strategy):
         Raises
         ------
         InvalidParameterError
-            For ``alpha < 0``.
+            For ``alpha < 0``, or a ``continue_from`` other than None.
         InvalidDataError
             On different lengths, NaN, non-binary labels, fewer than two rows (of a
             label, with ``y``) or a non-1-D target.
         """
         self._validate_params()
+        refuse_resume("InfluenceRegressor", continue_from)
         where = "InfluenceRegressor.fit"
         Xa = _as_matrix(where, X)
         target = np.asarray(improvement, dtype=np.float64)
@@ -143,7 +167,32 @@ class InfluenceRegressor(Strategy):
         self.intercept_: NDArray[np.float64] = np.asarray(intercepts, dtype=np.float64)
         self.by_label_ = labels is not None
         self.n_features_in_ = int(Xa.shape[1])
+        self.trace_ = self._fit_trace(Xa, target, labels, callbacks)
         return self
+
+    def _fit_trace(
+        self,
+        X: NDArray[np.float64],
+        target: NDArray[np.float64],
+        labels: NDArray[Any] | None,
+        callbacks: Sequence[Callback],
+    ) -> Trace:
+        """Return the one-row trace of the fit: rows, models and training error."""
+        residual = self.predict(X, labels) - target
+        row = {
+            "cost": float(len(target)),
+            "n_rows": len(target),
+            "n_models": len(self.intercept_),
+            "by_label": self.by_label_,
+            "train_mse": float(np.mean(residual**2)),
+        }
+        return one_shot_trace(
+            method="influence-regressor",
+            config=self.get_params(deep=False),
+            random_state=None,
+            rows=[row],
+            callbacks=callbacks,
+        )
 
     def _ridge(
         self, X: NDArray[np.float64], target: NDArray[np.float64]

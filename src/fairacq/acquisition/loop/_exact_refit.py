@@ -4,19 +4,21 @@ An acquisition run evaluates a batch by retraining its learner on the training r
 batch and scoring the validation rows: thousands of fits of a few thousand rows, where
 scikit-learn's input checks and wrappers cost more than the optimisation itself. For the
 registry's ``"lr"`` (a ``StandardScaler``, then an L2 ``LogisticRegression`` solved by
-L-BFGS-B) :func:`refit` computes the scaler's statistics with the function ``fit`` calls,
-hands the same loss, start point and options to the same optimiser, and writes the result
-into the fitted attributes of an unfitted pipeline; :func:`lr_scores` repeats
-``predict_proba``'s arithmetic on the same array layout. Models and scores are those of
-``make_learner(...).fit`` and ``predict_scores``, bit for bit. Any other learner, labels
-other than {0, 1}, NaN features or a solve that did not converge (scikit-learn then warns)
-take the ordinary path.
+L-BFGS-B) :func:`refit` computes the scaler's statistics with the operations ``fit``
+performs (:func:`scaler_moments`), hands the same loss, start point and options to the same
+solver routine (:func:`~fairacq.acquisition.loop._lbfgs.lbfgs_direct`, without
+``scipy.optimize.minimize``'s wrappers), and writes the result into the fitted attributes of
+an unfitted pipeline; :func:`lr_scores` repeats ``predict_proba``'s arithmetic on the same
+array layout, and :meth:`ExactRefit.fit_scores` gives a what-if fit's scores without
+building a model. Models and scores are those of ``make_learner(...).fit`` and
+``predict_scores``, bit for bit. Any other learner, labels other than {0, 1}, NaN features
+or a solve that did not converge (scikit-learn then warns) take the ordinary path.
 
-Exactness rests on a few private scikit-learn functions (the per-row logistic loss and the
-scaler's running mean and variance; no public route computes the same bits), so
-:class:`ExactRefit` checks the first fit and the first scoring of a run against the
-ordinary path and keeps to the ordinary path for the run if a single bit differs (another
-scikit-learn version) or if those functions are gone.
+Exactness rests on scikit-learn's private per-row logistic loss, on repeating the steps of
+its private scaler statistics, and on scipy's private solver routine (no public route
+computes the same bits cheaply), so :class:`ExactRefit` checks the first fit and the first
+scoring of a run against the ordinary path and keeps to the ordinary path for the run if a
+single bit differs (another scikit-learn or scipy version) or if those functions are gone.
 """
 
 from __future__ import annotations
@@ -29,9 +31,16 @@ from scipy.special import expit
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
+from fairacq.acquisition.loop._lbfgs import lbfgs_direct
 from fairacq.models import check_probabilities, make_learner, predict_scores
 
-__all__ = ["ExactRefit", "lr_scores", "refit", "same_fitted_model"]
+__all__ = [
+    "ExactRefit",
+    "lr_scores",
+    "refit",
+    "same_fitted_model",
+    "scaler_moments",
+]
 
 #: LogisticRegression parameters the shortcut reproduces (any other value: ordinary fit)
 _LR_DEFAULTS = {
@@ -98,18 +107,28 @@ def _fit_lr_pipeline(
     model: Any, params: dict[str, Any], X: NDArray[np.float64], y: NDArray[Any]
 ) -> bool:
     """Fit ``model`` (scaler + logistic regression) in place; False if the shortcut cannot."""
+    return _fit_lr_steps(model[0], model[-1], params, X, y)
+
+
+def _fit_lr_steps(
+    scaler: StandardScaler,
+    clf: LogisticRegression,
+    params: dict[str, Any],
+    X: NDArray[np.float64],
+    y: NDArray[Any],
+) -> bool:
+    """Fit the two steps in place, as the pipeline's fit does; False if the shortcut cannot."""
     labels = np.asarray(y)
     if X.dtype != np.float64 or X.ndim != 2 or labels.ndim != 1 or labels.size != X.shape[0]:
         return False
-    classes = np.unique(labels)
-    if classes.size != 2 or classes[0] != 0 or classes[1] != 1:
+    classes = _binary_classes(labels)
+    if classes is None:
         return False
-    Xs = _fit_scaler(model[0], X)
+    Xs = _fit_scaler(scaler, X)
     solution = None if Xs is None else _lbfgs(params, Xs, labels)
     if solution is None:
         return False
     w, n_iter = solution
-    clf = model[-1]
     clf.classes_ = classes
     clf.n_features_in_ = X.shape[1]
     clf.n_iter_ = np.asarray([n_iter], dtype=np.int32)
@@ -119,26 +138,76 @@ def _fit_lr_pipeline(
     return True
 
 
+def _binary_classes(labels: NDArray[Any]) -> NDArray[Any] | None:
+    """Return ``np.unique(labels)`` if it is exactly ``[0, 1]``, else None."""
+    if labels.dtype.kind in "iu" and labels.size:  # integers: min 0 and max 1 say it all
+        if labels.min() == 0 and labels.max() == 1:
+            return np.array([0, 1], dtype=labels.dtype)
+        return None
+    classes = np.unique(labels)
+    if classes.size != 2 or classes[0] != 0 or classes[1] != 1:
+        return None
+    return classes
+
+
 def _fit_scaler(scaler: StandardScaler, X: NDArray[np.float64]) -> NDArray[np.float64] | None:
     """Fit ``scaler`` as ``StandardScaler.fit`` does; return ``X`` scaled (None if it cannot)."""
-    try:  # the exact steps of StandardScaler.partial_fit on a first, dense, unweighted call
-        from sklearn.preprocessing._data import _handle_zeros_in_scale, _is_constant_feature
-        from sklearn.utils.extmath import _incremental_mean_and_var
-    except ImportError:  # pragma: no cover - another scikit-learn layout
-        return None
     if np.isnan(X).any():
         return None
-    mean, var, seen = _incremental_mean_and_var(X, 0.0, 0.0, np.zeros(X.shape[1], dtype=np.int64))
+    mean, var, seen = scaler_moments(X)
     if seen.max() == seen.min():
         seen = seen[0]
-    constant = _is_constant_feature(var, mean, seen)
+    # scikit-learn's _is_constant_feature and _handle_zeros_in_scale, the same operations
+    eps = np.finfo(np.float64).eps
+    constant = var <= seen * eps * var + (seen * mean * eps) ** 2
+    scale = np.sqrt(var)
+    scale[constant] = 1.0
     scaler.n_features_in_ = X.shape[1]
-    scaler.n_samples_seen_, scaler.mean_, scaler.var_ = seen, mean, var
-    scaler.scale_ = _handle_zeros_in_scale(np.sqrt(var), copy=False, constant_mask=constant)
+    scaler.n_samples_seen_, scaler.mean_, scaler.var_, scaler.scale_ = seen, mean, var, scale
     Xs = np.array(X, dtype=np.float64, copy=True)  # the layout StandardScaler.transform keeps
     Xs -= scaler.mean_
     Xs /= scaler.scale_
     return Xs
+
+
+def scaler_moments(
+    X: NDArray[np.float64],
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Column means, variances and counts, as ``StandardScaler.fit`` computes them.
+
+    The operations scikit-learn's ``_incremental_mean_and_var`` performs on a first call
+    (no rows seen before, no weights) for an array without NaN, in the same order (its
+    corrected two-pass variance), without its array-namespace look-ups. :class:`ExactRefit`
+    checks the result against ``StandardScaler`` on the first fit of every run.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Finite float64 features.
+
+    Returns
+    -------
+    mean, var, count : ndarray of shape (n_features,)
+
+    Examples
+    --------
+    >>> mean, var, count = scaler_moments(np.array([[1.0, 2.0], [3.0, 2.0]]))
+    >>> mean.tolist(), var.tolist(), count.tolist()
+    ([2.0, 2.0], [1.0, 0.0], [2.0, 2.0])
+    """
+    n, d = X.shape
+    last_count = np.zeros(d, dtype=np.float64)  # nothing seen before: 0 rows, mean 0, var 0
+    last_sum = 0.0 * last_count
+    new_sum = np.sum(X, axis=0)
+    new_count = n - np.zeros(d, dtype=np.float64)  # no NaN: every row counts
+    count = last_count + new_count
+    mean = (last_sum + new_sum) / count
+    temp = X - new_sum / new_count
+    correction = np.sum(temp, axis=0)
+    temp **= 2
+    unnormalised = np.sum(temp, axis=0)
+    unnormalised -= correction**2 / new_count
+    return mean, unnormalised / count, count
 
 
 def _lbfgs(
@@ -146,28 +215,31 @@ def _lbfgs(
 ) -> tuple[NDArray[np.float64], int] | None:
     """Minimise scikit-learn's L2 logistic loss as its fit does; None if it cannot or did not."""
     try:  # the loss LogisticRegression.fit's objective sums
-        from scipy import optimize
         from sklearn._loss.loss import HalfBinomialLoss
     except ImportError:  # pragma: no cover - another scikit-learn layout
         return None
     X = np.ascontiguousarray(Xs)
     target = np.ones(y.shape, dtype=np.float64)
     target[~(y == 1)] = 0.0
-    result = optimize.minimize(
-        _objective(X, target, 1.0 / (params["C"] * X.shape[0]), HalfBinomialLoss()),
-        np.zeros(X.shape[1] + 1, dtype=np.float64),
-        method="L-BFGS-B",
-        jac=True,
-        options={
-            "maxiter": params["max_iter"],
-            "maxls": 50,
-            "gtol": params["tol"],
-            "ftol": 64 * np.finfo(float).eps,
-        },
-    )
-    if result.status != 0:  # the ordinary fit warns about it: let it
+    fun = _objective(X, target, 1.0 / (params["C"] * X.shape[0]), HalfBinomialLoss())
+    options: Any = {
+        "maxiter": params["max_iter"],
+        "maxls": 50,
+        "gtol": params["tol"],
+        "ftol": 64 * np.finfo(float).eps,
+    }
+    result = lbfgs_direct(fun, X.shape[1] + 1, **options)
+    if result is None:  # no direct route to the solver: scipy's own driver
+        from scipy import optimize
+
+        found = optimize.minimize(
+            fun, np.zeros(X.shape[1] + 1), method="L-BFGS-B", jac=True, options=options
+        )
+        result = (np.asarray(found.x, dtype=np.float64), int(found.nit), int(found.status))
+    x, nit, status = result
+    if status != 0:  # the ordinary fit warns about it: let it
         return None
-    return np.asarray(result.x, dtype=np.float64), min(int(result.nit), params["max_iter"])
+    return x, min(nit, params["max_iter"])
 
 
 def _objective(
@@ -179,19 +251,26 @@ def _objective(
     intercept, no sample weights), in the same order, without its per-call array checks.
     """
     n, d = X.shape
+    buffers = np.empty(n), np.empty(n)  # per-row loss and gradient, rewritten at every call
 
     def loss_gradient(coef: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
         weights, intercept = coef[:-1], coef[-1]
-        raw = X @ weights + np.asarray(intercept, dtype=X.dtype)
+        raw = X @ weights
+        raw += intercept  # in place: the same sums as ``X @ weights + intercept``
         loss, pointwise = base_loss.loss_gradient(
-            y_true=target, raw_prediction=raw, sample_weight=None, n_threads=1
+            y_true=target,
+            raw_prediction=raw,
+            sample_weight=None,
+            loss_out=buffers[0],
+            gradient_out=buffers[1],
+            n_threads=1,
         )
-        value = float(np.sum(loss) / n)
+        value = float(loss.sum() / n)
         value += float(0.5 * l2 * (weights @ weights))
         pointwise /= n
-        grad = np.empty_like(coef, dtype=weights.dtype)
+        grad = np.empty(d + 1)
         grad[:d] = X.T @ pointwise + l2 * weights
-        grad[-1] = np.sum(pointwise)
+        grad[-1] = pointwise.sum()
         return value, grad
 
     return loss_gradient
@@ -278,12 +357,19 @@ def lr_scores(model: Any, X: NDArray[np.float64]) -> NDArray[np.float64] | None:
         return None
     if not (scaler.with_mean and scaler.with_std) or clf.coef_.shape != (1, X.shape[1]):
         return None
+    return _lr_proba(scaler, clf, X)
+
+
+def _lr_proba(
+    scaler: StandardScaler, clf: LogisticRegression, X: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """``predict_proba``'s arithmetic on the fitted steps (checked as ``predict_scores`` does)."""
     Xs = np.array(X, dtype=np.float64, copy=True)  # the layout StandardScaler.transform keeps
     Xs -= scaler.mean_
     Xs /= scaler.scale_
     prob = (Xs @ clf.coef_.T + clf.intercept_).reshape(-1)
     prob = expit(prob, out=prob)
-    return check_probabilities(np.stack([1 - prob, prob], axis=1), where="the model")
+    return check_probabilities(prob, where="the model")
 
 
 class ExactRefit:
@@ -334,6 +420,29 @@ class ExactRefit:
                 self.fast_scores = bool(np.array_equal(fast, slow))
             return slow
         return fast
+
+    def fit_scores(
+        self, seed: int, X: NDArray[np.float64], y: NDArray[Any], X_eval: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """Return the scores on ``X_eval`` of the learner fitted on ``(X, y)`` with ``seed``.
+
+        ``self.scores(self.fit(seed, X, y), X_eval)``; once both shortcuts have been
+        checked, without building the model (a what-if fit whose model is not kept).
+
+        Examples
+        --------
+        >>> from fairacq.data import load_toy
+        >>> ds = load_toy(200, random_state=0)
+        >>> X, y, exact = ds.to_numpy(), ds.y, ExactRefit("lr")
+        >>> first = exact.fit_scores(1, X, y, X)  # the ordinary path, checked
+        >>> bool((exact.fit_scores(1, X, y, X) == first).all()), exact.fast_fit
+        (True, True)
+        """
+        if self.fast_fit and self.fast_scores and self._params is not None:
+            scaler, clf = StandardScaler(), LogisticRegression()  # holders of fitted values
+            if _fit_lr_steps(scaler, clf, self._params, X, y):
+                return _lr_proba(scaler, clf, X_eval)
+        return self.scores(self.fit(seed, X, y), X_eval)
 
     def _shortcut(self, model: Any, X: NDArray[np.float64], y: NDArray[Any]) -> bool:
         return self._params is not None and _fit_lr_pipeline(model, self._params, X, y)

@@ -16,10 +16,11 @@ from numpy.typing import NDArray
 from fairacq._random import RandomState
 from fairacq._validation import Interval, Options
 from fairacq.acquisition.loop._acquirer import Acquirer
+from fairacq.acquisition.loop._exact_refit import ExactRefit
 from fairacq.acquisition.loop._state import AcquisitionState, Proposal
 from fairacq.acquisition.methods._entropy import binary_entropy, entropy_order
 from fairacq.data import FairDataset
-from fairacq.models import DEFAULT_METRICS, evaluate, make_learner, predict_scores
+from fairacq.models import DEFAULT_METRICS, prediction_metrics
 
 __all__ = ["FALAcquirer", "expected_unfairness", "fal_scores"]
 
@@ -77,6 +78,48 @@ def fal_scores(
     )
 
 
+class _ValidationUnfairness:
+    """The absolute steering metric of a what-if model's validation scores.
+
+    The number ``evaluate`` gives. Demographic parity's gap (the default) is counted
+    directly from each group's positives, with the arithmetic of :mod:`fairacq.metrics`
+    and none of its input checks; the first call checks it against
+    :func:`~fairacq.models.prediction_metrics` and keeps to that for the run if it differs.
+    Other metrics always go through ``prediction_metrics``.
+    """
+
+    def __init__(self, metric: str, validation: FairDataset) -> None:
+        self.metric, self.validation = metric, validation
+        labels, codes = np.unique(validation.s, return_inverse=True)
+        self._groups: tuple[NDArray[np.intp], NDArray[np.float64]] | None = None
+        if metric == "demographic_parity_diff_abs" and labels.size >= 2:
+            codes = codes.reshape(-1)
+            self._groups = codes, np.bincount(codes).astype(np.float64)
+        self._checked = False
+
+    def __call__(self, scores: NDArray[np.float64]) -> float:
+        y_pred = (scores >= 0.5).astype(np.int64)  # evaluate()'s predictions
+        if self._groups is not None and self._checked:
+            return self._gap(self._groups, y_pred)
+        metrics = prediction_metrics(y_pred, self.validation, [self.metric], scores=scores)
+        value = abs(metrics[self.metric])
+        if self._groups is not None:
+            self._checked = True
+            if self._gap(self._groups, y_pred) != value:  # pragma: no cover - metric changed
+                self._groups = None
+        return value
+
+    @staticmethod
+    def _gap(
+        groups: tuple[NDArray[np.intp], NDArray[np.float64]], y_pred: NDArray[np.int64]
+    ) -> float:
+        """Largest gap between group selection rates (every group has rows)."""
+        codes, counts = groups
+        sums = np.bincount(codes, weights=y_pred, minlength=counts.size).astype(np.float64)
+        rates = sums / counts
+        return abs(float(rates.max() - rates.min()))
+
+
 class FALAcquirer(Acquirer):
     """FAL: label the rows that mix uncertainty and expected fairness improvement best.
 
@@ -95,7 +138,10 @@ class FALAcquirer(Acquirer):
     ``n_candidates=m`` does that (``candidates="entropy"``) or scores ``m`` rows drawn at
     random (``candidates="random"``); ``n_candidates=None`` scores the whole pool (the
     paper's algorithm). The what-if models are always retrained from scratch with the run's
-    learner seed. See ``docs/paper-notes/peers-rows.md`` for the choices made here.
+    learner seed; for ``learner="lr"`` through the loop's exact cheaper refit (the same models
+    and unfairness, bit for bit, several times cheaper than scikit-learn's fit; see
+    ``fairacq.acquisition.loop._exact_refit``). See ``docs/paper-notes/peers-rows.md`` for
+    the choices made here.
 
     Parameters
     ----------
@@ -184,10 +230,11 @@ class FALAcquirer(Acquirer):
     def _prepare(
         self, state: AcquisitionState, validation: FairDataset, root: np.random.SeedSequence
     ) -> None:
-        self._validation = validation
         self._X_val = validation.to_numpy()  # once: every what-if model is measured on it
         # the seed the acquisition loop fits its models with: what-if models match them
         self._learner_seed = int(root.generate_state(1)[0])
+        self._refit = ExactRefit(self.learner)  # make_learner(...).fit, the same model cheaper
+        self._unfairness = _ValidationUnfairness(self.metric, validation)
 
     def alpha_at(self, step: int) -> float:
         """Return the uncertainty weight of round ``step`` (0-based).
@@ -222,7 +269,7 @@ class FALAcquirer(Acquirer):
     ) -> NDArray[np.float64]:
         """FAL's score of pool ``rows`` under the current model (see :func:`fal_scores`)."""
         X_rows = state.pool.read_rows(rows)
-        p1 = predict_scores(state.model, X_rows)
+        p1 = self._refit.scores(state.model, X_rows)
         unfair = np.empty((rows.size, 2))
         if alpha < 1.0:  # alpha = 1 is entropy sampling: the what-if models are not needed
             # the training rows plus one slot for the candidate, filled in place (no copy)
@@ -244,6 +291,4 @@ class FALAcquirer(Acquirer):
 
         ``X``, ``y`` are the training rows with the candidate and its supposed label last.
         """
-        model = make_learner(self.learner, random_state=self._learner_seed).fit(X, y)
-        scores = predict_scores(model, self._X_val)
-        return abs(evaluate(model, self._validation, [self.metric], scores=scores)[self.metric])
+        return self._unfairness(self._refit.fit_scores(self._learner_seed, X, y, self._X_val))

@@ -3,7 +3,8 @@
 A proxy ``z_hat(x)`` predicts a few values from a candidate's features, standing in for the
 sensitive group the filter may not see: the naive and QP regression / tree proxies and the
 fitted proxy they return (``_proxies.py``), the :class:`AlphaBetaProxy` tree of Algorithm 4
-(``_tree.py``) grown split by split (``_tree_builder.py``) from the Lagrangian split game of
+(``_tree.py``) grown split by split (``_tree_builder.py``, one trace row and checkpoint per
+split through the shared run loop: ``_tree_loop.py``) from the Lagrangian split game of
 Algorithm 3 (``_lagrangian.py``), the portable prediction rules they apply
 (``_rules.py``: ``LinearRule``, ``TreeRule``, ``RandomizedTreeRule``), their plain JSON form
 (``_serialize.py``) and proxies built and fitted by name (``_factory.py``). The proxies use

@@ -21,7 +21,8 @@ number per predicted cell (the product of the classes' target shares).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -31,8 +32,10 @@ from numpy.typing import ArrayLike, NDArray
 
 from fairacq._artefact import to_jsonable
 from fairacq._base import Strategy
+from fairacq._callbacks import Callback
+from fairacq._loop import one_shot_trace, refuse_resume
 from fairacq._random import RandomState, as_generator, derive_int_seed
-from fairacq._trace import Trace, TraceRecorder
+from fairacq._trace import Trace
 from fairacq._typing import Model
 from fairacq._validation import (
     MAX_ABS_VALUE,
@@ -421,11 +424,36 @@ def _naive_rho(
     return out
 
 
-def adopt_fitted(proxy: Any, fitted: FittedProxy, sample: _Sample, **trace_row: Any) -> None:
+def adopt_fitted(
+    proxy: Any,
+    fitted: FittedProxy,
+    sample: _Sample,
+    callbacks: Sequence[Callback] = (),
+    **trace_row: Any,
+) -> None:
     """Set a proxy strategy's fitted attributes from ``fitted`` and record its fit's trace.
 
-    ``trace_row`` adds columns to the trace after ``alpha``, ``beta`` and ``n_values``.
+    ``trace_row`` adds columns to the trace after ``alpha``, ``beta``, ``n_values``,
+    ``acceptance_rate`` and ``features`` (those the rule reads, comma-separated);
+    ``callbacks`` are called once, after the fit (see :func:`fit_trace`).
     """
+    set_fitted_attributes(proxy, fitted, sample)
+    proxy.trace_ = fit_trace(
+        proxy,
+        fitted.method,
+        n_rows=sample.X.shape[0],
+        alpha=proxy.alpha_,
+        beta=proxy.beta_,
+        n_values=len(fitted.proxy_marginal),
+        acceptance_rate=fitted.acceptance_rate,
+        features=",".join(features_read(fitted.rule, fitted.feature_names)),
+        callbacks=callbacks,
+        **trace_row,
+    )
+
+
+def set_fitted_attributes(proxy: Any, fitted: FittedProxy, sample: _Sample) -> None:
+    """Set a proxy strategy's fitted attributes (``fitted_``, ``A_``, ...) from ``fitted``."""
     proxy.fitted_ = fitted
     proxy.A_ = fitted.A
     proxy.proxy_marginal_ = fitted.proxy_marginal
@@ -434,15 +462,6 @@ def adopt_fitted(proxy: Any, fitted: FittedProxy, sample: _Sample, **trace_row: 
     proxy.feature_names_in_ = sample.feature_names
     proxy.alpha_ = fitted.alpha
     proxy.beta_ = fitted.beta
-    proxy.trace_ = fit_trace(
-        proxy,
-        fitted.method,
-        n_rows=sample.X.shape[0],
-        alpha=proxy.alpha_,
-        beta=proxy.beta_,
-        n_values=len(fitted.proxy_marginal),
-        **trace_row,
-    )
 
 
 class LabelProxy(Strategy):
@@ -504,8 +523,11 @@ class LabelProxy(Strategy):
     alpha_, beta_ : float
         In-sample disclosivity and expected imbalance.
     trace_ : Trace
-        One row: labelled rows used (``cost``), ``alpha``, ``beta`` and ``n_values``; the
-        parameters the proxy uses in its metadata.
+        One row (the fit is done in one go): labelled rows used (``cost`` and ``n_rows``),
+        ``alpha``, ``beta``, ``n_values``, ``acceptance_rate`` (the attributes' values)
+        and ``features`` (the features the rule reads, comma-separated); the parameters
+        and seed in its metadata. :meth:`fit` calls its
+        ``callbacks`` once, after the fit, and refuses ``continue_from`` (nothing to resume).
 
     Examples
     --------
@@ -596,6 +618,8 @@ class LabelProxy(Strategy):
         s: ArrayLike | None = None,
         *,
         groups: ArrayLike | Mapping[str, ArrayLike] | None = None,
+        continue_from: Trace | str | os.PathLike[str] | None = None,
+        callbacks: Sequence[Callback] = (),
     ) -> LabelProxy:
         """Fit the proxy on a labelled sample and compute its in-sample ``A`` and ``rho``.
 
@@ -611,6 +635,12 @@ class LabelProxy(Strategy):
             FairDataset.
         groups : array-like, mapping of class to groups, or None, default=None
             Every group the filter must balance; each must occur in ``s``.
+        continue_from : None, default=None
+            Accepted for a common signature with the step-wise strategies, but the fit is
+            done in one go: there is nothing to resume, so anything but None is refused.
+        callbacks : sequence of callables, default=()
+            Called once after the fit with the :class:`~fairacq.TraceRecorder` holding
+            ``trace_``'s row (a :class:`~fairacq.CheckpointCallback` saves it).
 
         Returns
         -------
@@ -621,10 +651,11 @@ class LabelProxy(Strategy):
         InvalidDataError
             On a group absent from the sample, mismatched lengths, NaN or a bad target.
         InvalidParameterError
-            On a bad hyper-parameter.
+            On a bad hyper-parameter, or a ``continue_from`` other than None.
         """
         self._validate_params()
         where = type(self).__name__
+        refuse_resume(where, continue_from)
         sample = _encode(where, X, s, groups)
         tgt = _sample_target(getattr(self, "target", None), sample, where)
         codes, n_values = _cell_codes(sample)
@@ -651,7 +682,7 @@ class LabelProxy(Strategy):
             info=info,
             classes=sample.classes,
         )
-        adopt_fitted(self, fitted, sample)
+        adopt_fitted(self, fitted, sample, callbacks)
         return self
 
     def _qp_rho(
@@ -712,17 +743,45 @@ def _cell_target(tgt: NDArray[np.float64], sizes: tuple[int, ...]) -> NDArray[np
     return out
 
 
-def fit_trace(proxy: Strategy, method: str, *, n_rows: int, **row: Any) -> Trace:
+def features_read(rule: Any, names: tuple[str, ...]) -> tuple[str, ...]:
+    """Return the features ``rule`` reads, in column order (all of them for a classifier).
+
+    A linear rule reads the features with a non-zero coefficient, a tree those of its
+    splits, a randomized tree those of any rule in its mixtures.
+    """
+    if isinstance(rule, LinearRule):
+        used = np.flatnonzero(np.any(rule.coef != 0, axis=0))
+    elif isinstance(rule, TreeRule):
+        used = np.unique(rule.feature[rule.feature >= 0])
+    elif isinstance(rule, RandomizedTreeRule):
+        inner = {f for node in rule.rules for r in node for f in features_read(r, names)}
+        return tuple(n for n in names if n in inner)
+    else:  # a user's classifier: no plain form to read
+        return names
+    return tuple(names[int(j)] for j in used)
+
+
+def fit_trace(
+    proxy: Strategy,
+    method: str,
+    *,
+    n_rows: int,
+    callbacks: Sequence[Callback] = (),
+    **row: Any,
+) -> Trace:
     """Return the one-row trace of a proxy's fit: its parameters and what it achieved.
 
-    ``cost`` is the number of labelled rows the fit used.
+    ``cost`` is the number of labelled rows the fit used; ``callbacks`` are called once
+    with the recorder after the row is recorded (:func:`fairacq._loop.one_shot_trace`).
     """
     params = proxy.get_params(deep=False)
-    recorder = TraceRecorder(
-        method=method, config=to_jsonable(params), random_state=params.get("random_state")
+    return one_shot_trace(
+        method=method,
+        config=to_jsonable(params),
+        random_state=params.get("random_state"),
+        rows=[{"cost": float(n_rows), "n_rows": n_rows, **row}],
+        callbacks=callbacks,
     )
-    recorder.record(cost=float(n_rows), n_rows=n_rows, **row)
-    return recorder.finish()
 
 
 def _linear_rule(

@@ -11,8 +11,9 @@ enough, when no split qualifies, or when leaves reach ``max_depth`` (20 in App. 
 
 from __future__ import annotations
 
+import os
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from typing import Any, ClassVar
 
@@ -22,20 +23,24 @@ from numpy.typing import ArrayLike, NDArray
 
 from fairacq._artefact import to_jsonable
 from fairacq._base import Strategy
+from fairacq._callbacks import Callback
+from fairacq._loop import run_loop
 from fairacq._random import RandomState
+from fairacq._trace import Trace
 from fairacq._validation import HasMethods, Interval, Options
 from fairacq.data import FairDataset
 from fairacq.exceptions import NotFittedError
-from fairacq.filtering._weights import UnreachableTargetWarning, sampling_weights
+from fairacq.filtering._weights import UnreachableTargetWarning
 from fairacq.filtering.proxies._proxies import (
     FittedProxy,
     _encode,
     _feature_matrix,
     _sample_target,
-    adopt_fitted,
+    set_fitted_attributes,
 )
 from fairacq.filtering.proxies._rules import RandomizedTreeRule
 from fairacq.filtering.proxies._tree_builder import GrowthSettings, TreeBuilder
+from fairacq.filtering.proxies._tree_loop import GrowthLoop
 
 __all__ = ["AlphaBetaProxy"]
 
@@ -89,12 +94,17 @@ class AlphaBetaProxy(Strategy):
     hull_distance_ : float
         Final distance from the target to the hull of ``A_``.
     stop_reason_ : str
-        ``"reached"``, ``"no-split"`` or ``"max-depth"``.
-    history_ : list of dict
-        One entry per accepted split: leaf, hull distance, game iterations, duality gap.
+        ``"reached"``, ``"no-split"``, ``"max-depth"`` or ``"callback"`` (a callback
+        stopped the growth).
     trace_ : Trace
-        One row: labelled rows used (``cost``), ``alpha``, ``beta``, ``n_values``,
-        ``hull_distance``, ``n_splits`` and ``stop_reason``; the parameters in its metadata.
+        One row for the root leaf (step 0), then one per accepted split: labelled rows
+        used (``cost`` and ``n_rows``, the same on every row), the proxy the tree gives
+        at that point (``alpha``, ``beta``, ``n_values`` leaves, ``acceptance_rate``,
+        ``features`` its splits read, ``hull_distance``; the last row holds the
+        attributes' values) and the split's Lagrangian game (``leaf`` split, game
+        ``iterations``, ``shrink`` towards a fair coin, ``duality_gap``,
+        ``max_violation``; -1, 0 and NaN on the root's row). Its metadata holds the
+        parameters, the stop reason and seed 0 (nothing in the growth is random).
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
@@ -141,6 +151,8 @@ class AlphaBetaProxy(Strategy):
         s: ArrayLike | None = None,
         *,
         groups: ArrayLike | Mapping[str, ArrayLike] | None = None,
+        continue_from: Trace | str | os.PathLike[str] | None = None,
+        callbacks: Sequence[Callback] = (),
     ) -> AlphaBetaProxy:
         """Grow the proxy tree on a labelled sample (Algorithm 4).
 
@@ -155,6 +167,14 @@ class AlphaBetaProxy(Strategy):
             membership column within alpha of its prior). None with a FairDataset.
         groups : array-like, mapping of class to groups, or None, default=None
             Every group to balance; each must occur in ``s``.
+        continue_from : Trace, path-like or None, default=None
+            The checkpoint folder of a growth on the same sample, stopped on the way
+            (:class:`~fairacq.CheckpointCallback` writes the trace and the tree so far);
+            the growth goes on to the tree the uninterrupted fit grows.
+        callbacks : sequence of callables, default=()
+            Called after the root and after each split with the
+            :class:`~fairacq.TraceRecorder`; one returning ``False`` stops the growth
+            (``stop_reason_ == "callback"``): the proxy is the tree grown so far.
 
         Returns
         -------
@@ -163,7 +183,8 @@ class AlphaBetaProxy(Strategy):
         Raises
         ------
         InvalidDataError
-            On a group absent from the sample, mismatched lengths, NaN or a bad target.
+            On a group absent from the sample, mismatched lengths, NaN or a bad target, or
+            a ``continue_from`` written on another sample or by another proxy.
         InvalidParameterError
             On alpha outside [0, 1] or another bad hyper-parameter.
 
@@ -178,40 +199,32 @@ class AlphaBetaProxy(Strategy):
         sample = _encode(where, X, s, groups)
         tgt = _sample_target(self.target, sample, where)
         builder = TreeBuilder(self._settings(), sample.X, sample.codes, sample.sizes, tgt)
-        stop = builder.grow()
-        A, r_hat, dist = builder.hull.A, builder.hull.r_hat, builder.hull.distance
-        weights = sampling_weights(
-            A,
-            r_hat,
-            target=tgt,
-            relaxed=bool(self.relaxed),
-            solver="active-set",
-            on_unreachable="ignore",
-            group_sizes=None if sample.classes is None else sample.sizes,
+        method = "alpha-beta-relaxed" if self.relaxed else "alpha-beta"
+        params = to_jsonable(self.get_params(deep=False))
+        result = run_loop(
+            GrowthLoop(builder, sample),
+            method=method,
+            config=params,
+            random_state=0,  # the growth draws nothing at random: a fixed, recorded root
+            continue_from=continue_from,
+            callbacks=callbacks,
         )
+        stop, hull = result.stop_reason, builder.hull
         fitted = FittedProxy(
-            method="alpha-beta-relaxed" if self.relaxed else "alpha-beta",
+            method=method,
             rule=builder.rule(),
             feature_names=sample.feature_names,
             groups=sample.groups,
-            A=A,
-            proxy_marginal=r_hat,
-            rho=weights.rho,
+            A=hull.A,
+            proxy_marginal=hull.r_hat,
+            rho=hull.rho,  # the hull's QP is the relaxed or exact QP of this proxy
             target=tgt,
-            info={"params": to_jsonable(self.get_params(deep=False)), "stop_reason": stop},
+            info={"params": params, "stop_reason": stop},
             classes=sample.classes,
         )
-        self.hull_distance_ = dist
-        self.stop_reason_ = stop
-        self.history_ = builder.history
-        adopt_fitted(
-            self,
-            fitted,
-            sample,
-            hull_distance=float(dist),
-            n_splits=len(builder.history),
-            stop_reason=stop,
-        )
+        self.hull_distance_, self.stop_reason_, dist = hull.distance, stop, hull.distance
+        set_fitted_attributes(self, fitted, sample)
+        self.trace_ = result.trace
         if dist >= self.tol:
             warnings.warn(
                 f"{where}: the tree stopped ({stop}) at hull distance {dist:.4g} >= tol "

@@ -2,22 +2,34 @@
 
 :class:`TreeBuilder` holds the tree under construction: its nodes (:class:`_Node`), the
 sample weights of each leaf and the hull of the leaves' conditional distribution matrix.
-:meth:`TreeBuilder.grow` splits the leaf that moves the hull closest to the target until
-the target is reached, no split qualifies or the leaves reach the maximum depth.
+Each step splits the leaf that moves the hull closest to the target
+(:meth:`TreeBuilder.stop_reason` finds it, :meth:`TreeBuilder.apply_pending` applies it)
+until the target is reached, no split qualifies or the leaves reach the maximum depth. The
+tree so far is written to and read back from a checkpoint folder exactly
+(:meth:`TreeBuilder.write_state`, :meth:`TreeBuilder.read_state`).
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from fairacq._io import read_json, write_json
+from fairacq.exceptions import InvalidDataError
 from fairacq.filtering._membership import group_mass, membership_sum
 from fairacq.filtering._weights import sampling_weights
 from fairacq.filtering.proxies._lagrangian import SplitGameResult, play_split_game
-from fairacq.filtering.proxies._rules import LinearRule, RandomizedTreeRule, TreeRule
+from fairacq.filtering.proxies._rules import (
+    LinearRule,
+    RandomizedTreeRule,
+    TreeRule,
+    rule_from_dict,
+)
 
 __all__ = ["GrowthSettings", "TreeBuilder"]
 
@@ -115,12 +127,13 @@ class _Node:
 
 @dataclass(frozen=True)
 class _Hull:
-    """The leaves' matrix ``A``, their marginal, and the target's distance to their hull."""
+    """The leaves' matrix, marginal and hull distance, with the QP's admission rates ``rho``."""
 
     A: NDArray[np.float64]
     r_hat: NDArray[np.float64]
     distance: float
     u_proj: NDArray[np.float64]
+    rho: NDArray[np.float64]
 
 
 @dataclass(frozen=True)
@@ -165,30 +178,43 @@ class TreeBuilder:
         self.nodes = [_Node(depth=0)]
         self.leaf_nodes = [0]
         self.leaves = [np.ones(n)]
-        self.history: list[dict[str, Any]] = []
         self.hull = self._hull(self.leaves)
+        self.pending: _Split | None = None
 
-    def grow(self) -> str:
-        """Split leaves while the hull is ``tol`` or farther from the target.
+    def stop_reason(self) -> str | None:
+        """Return why growth stops now, or None after finding the next split (``pending``).
 
         Returns
         -------
-        str
-            Why growth stopped: ``"reached"``, ``"no-split"`` or ``"max-depth"``.
+        str or None
+            ``"reached"`` (the hull is closer than ``tol`` to the target), ``"max-depth"``,
+            ``"no-split"`` (no split qualifies), or None: :meth:`apply_pending` goes on.
         """
-        while self.hull.distance >= self.settings.tol:
-            splittable = [
-                i
-                for i, node in enumerate(self.leaf_nodes)
-                if self.nodes[node].depth < self.settings.max_depth
-            ]
-            if not splittable:
-                return "max-depth"
-            best = self._best_split(splittable)
-            if best is None:
-                return "no-split"
-            self._apply(best)
-        return "reached"
+        self.pending = None
+        if self.hull.distance < self.settings.tol:
+            return "reached"
+        splittable = [
+            i
+            for i, node in enumerate(self.leaf_nodes)
+            if self.nodes[node].depth < self.settings.max_depth
+        ]
+        if not splittable:
+            return "max-depth"
+        self.pending = self._best_split(splittable)
+        return "no-split" if self.pending is None else None
+
+    def apply_pending(self) -> dict[str, Any]:
+        """Apply the split :meth:`stop_reason` found; return what it did (leaf, game).
+
+        Raises
+        ------
+        RuntimeError
+            If no split is pending.
+        """
+        if self.pending is None:
+            raise RuntimeError("TreeBuilder.apply_pending: call stop_reason() first.")
+        split, self.pending = self.pending, None
+        return self._apply(split)
 
     def rule(self) -> RandomizedTreeRule:
         """Return the grown tree as a randomized tree rule."""
@@ -215,7 +241,7 @@ class TreeBuilder:
             on_unreachable="ignore",
             group_sizes=None if len(self.sizes) == 1 else self.sizes,
         )
-        return _Hull(A, r_hat, w.hull_distance, w.q @ A)
+        return _Hull(A, r_hat, w.hull_distance, w.q @ A, w.rho)
 
     def _best_split(self, splittable: list[int]) -> _Split | None:
         """Return the qualifying split that brings the hull closest to the target."""
@@ -272,7 +298,7 @@ class TreeBuilder:
             return None
         return _Split(distance, i, game, shrink, p_one)
 
-    def _apply(self, split: _Split) -> None:
+    def _apply(self, split: _Split) -> dict[str, Any]:
         """Split the leaf: two children, the leaf's weights shared, the hull recomputed."""
         i, game, shrink = split.leaf, split.game, split.shrink
         node = self.nodes[self.leaf_nodes[i]]
@@ -289,14 +315,54 @@ class TreeBuilder:
         self.leaves[i : i + 1] = [w * (1.0 - split.p_one), w * split.p_one]
         self.leaf_nodes[i : i + 1] = [node.zero, node.one]
         self.hull = self._hull(self.leaves)
-        self.history.append(
-            {
-                "split": len(self.history),
-                "leaf": int(i),
-                "hull_distance": self.hull.distance,
-                "iterations": game.iterations,
-                "shrink": shrink,
-                "duality_gap": game.duality_gap,
-                "max_violation": game.max_violation,
-            }
-        )
+        return {
+            "leaf": int(i),
+            "iterations": game.iterations,
+            "shrink": shrink,
+            "duality_gap": game.duality_gap,
+            "max_violation": game.max_violation,
+        }
+
+    def _fingerprint(self) -> str:
+        """Return the sha256 of the sample and target the tree grows on."""
+        digest = hashlib.sha256()
+        for arr in (self.X, self.codes, self.target):
+            digest.update(np.ascontiguousarray(arr).tobytes())
+        return digest.hexdigest()
+
+    def write_state(self, folder: Path) -> None:
+        """Write the tree so far (nodes as JSON, leaf weights as ``.npy``) into ``folder``."""
+        nodes = {
+            "sample_sha256": self._fingerprint(),
+            "tree": self.rule().to_dict(),
+            "depth": [node.depth for node in self.nodes],
+            "leaf_nodes": list(self.leaf_nodes),
+        }
+        write_json(folder / "tree.json", nodes)
+        np.save(folder / "leaves.npy", np.vstack(self.leaves), allow_pickle=False)
+
+    def read_state(self, folder: Path) -> None:
+        """Load what :meth:`write_state` wrote; the hull is recomputed, bit for bit.
+
+        Raises
+        ------
+        InvalidDataError
+            If the checkpoint was written on another labelled sample or target.
+        """
+        data = read_json(folder / "tree.json")
+        if data.get("sample_sha256") != self._fingerprint():
+            raise InvalidDataError(
+                "AlphaBetaProxy: continue_from was written while growing a tree on another "
+                "labelled sample or target. Resume with the same X, s and target."
+            )
+        tree = rule_from_dict(data["tree"])
+        assert isinstance(tree, RandomizedTreeRule)
+        self.nodes = [
+            _Node(depth=int(depth), rules=rules, probs=probs, zero=int(zero), one=int(one))
+            for depth, rules, probs, zero, one in zip(
+                data["depth"], tree.rules, tree.probs, tree.zero, tree.one, strict=True
+            )
+        ]
+        self.leaf_nodes = [int(i) for i in data["leaf_nodes"]]
+        self.leaves = list(np.load(folder / "leaves.npy", allow_pickle=False))
+        self.hull = self._hull(self.leaves)
