@@ -36,7 +36,7 @@ RUN_NAMES = EXPERIMENT_NAMES | frozenset(
         "thresholds.json", "trace.json", "trace.parquet",
         "adversary.pt", "agent.pt", "columns.json", "history.json",
         "agent_rules.psl", "atoms.csv", "atoms.parquet", "history.csv", "metrics.json",
-        "model.psl", "rules.psl", "datasift-vs-random.png", "result",
+        "model.psl", "rules.psl", "datasift-vs-random.png", "result", "manifest.json",
     }
 )  # fmt: skip
 #: The checkpoint of a run under way (``acquire --checkpoint-every``), kept in the folder.
