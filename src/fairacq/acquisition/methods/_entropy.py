@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fairacq.acquisition.loop._acquirer import Acquirer
+from fairacq.acquisition.loop._ledger import fill_limit
 from fairacq.acquisition.loop._state import AcquisitionState, Proposal
 from fairacq.models import predict_scores
 
@@ -47,13 +48,17 @@ class EntropyAcquirer(Acquirer):
     """
 
     def _propose(self, state: AcquisitionState, rng: np.random.Generator) -> Proposal:
-        return Proposal(entropy_order(state, rng))
+        # no batch holds more rows than this: the rest of the order is never read
+        limit = fill_limit(state.costs, float(self.batch_size))
+        return Proposal(entropy_order(state, rng, limit=limit))
 
 
 def entropy_order(
     state: AcquisitionState,
     rng: np.random.Generator,
     scores: NDArray[np.float64] | None = None,
+    *,
+    limit: int | None = None,
 ) -> NDArray[np.int64]:
     """Available pool positions by decreasing entropy of the current model, ties at random.
 
@@ -61,7 +66,9 @@ def entropy_order(
     so that they pick what Entropy would with the same model and stream. ``scores`` may give
     the model's P(y=1) for every pool row, scored block by block as ``state.pool.map_blocks``
     does (:class:`~fairacq.acquisition.pools._pool_scorer.PoolScorer`); their entropy is then
-    taken block by block too, so the order is the one the pool's own scoring gives.
+    taken block by block too, so the order is the one the pool's own scoring gives. With
+    ``limit``, only the first ``limit`` positions of that order are returned, found without
+    sorting the whole pool (the same positions, the same random stream).
     """
     idx = np.flatnonzero(state.available)
     # every block is scored (acquired rows too), so a row's score never depends on
@@ -75,8 +82,23 @@ def entropy_order(
         blocks = [binary_entropy(scores[a : a + step]) for a in range(0, scores.size, step)]
     ent = np.concatenate(blocks)[idx] if blocks else np.empty(0)
     tiebreak = rng.random(idx.size)
-    order = np.lexsort((tiebreak, -ent))
+    head = _head(-ent, limit)
+    order = head[np.lexsort((tiebreak[head], -ent[head]))][:limit]
     return idx[order].astype(np.int64)
+
+
+def _head(key: NDArray[np.float64], limit: int | None) -> NDArray[np.intp]:
+    """Return the positions whose ``key`` is among the ``limit`` smallest, ties included.
+
+    Every position sorting before the ``limit``-th by ``(key, anything)`` is in it, so sorting
+    these alone gives the head of the whole order.
+    """
+    if limit is None or limit >= key.size:
+        return np.arange(key.size)
+    if limit <= 0:
+        return np.arange(0)
+    cutoff = np.partition(key, limit - 1)[limit - 1]
+    return np.flatnonzero(key <= cutoff)
 
 
 def _entropy_block(
