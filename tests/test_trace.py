@@ -147,3 +147,17 @@ def test_resume_state_is_a_snapshot_encoded_when_a_trace_is_built():
     rec.record(cost=1)
     rec.set_resume_state({"rows": values, "n": 3})
     assert rec.finish().meta["resume_state"] == {"rows": [0, 1, 2], "n": 3}
+
+
+def test_a_dot_in_the_name_is_part_of_the_name(tmp_path):
+    trace = _trace()
+    trace.save(tmp_path / "run.v2")
+    trace.save(tmp_path / "run.v3.parquet")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "run.v2.json",
+        "run.v2.parquet",
+        "run.v3.json",
+        "run.v3.parquet",
+    ]
+    assert Trace.load(tmp_path / "run.v2") == trace
+    assert Trace.load(tmp_path / "run.v3.json") == trace

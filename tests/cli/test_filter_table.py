@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from fairacq import Trace
 from fairacq.cli import app
 from fairacq.filtering import TableProxy, load_proxy
 from tests.filtering.test_table import REGIONS, candidates, make_table
@@ -64,6 +65,11 @@ def test_fit_on_raw_table_saves_encoder_roles_and_summary(files: Path, fitted) -
     assert proxy.columns.sensitive == ("region",)
     assert "region" not in proxy.encoder.columns_
     assert "dept=law" in proxy.proxy.feature_names
+    # the fit's trace beside the proxy, its one row the proxy's own numbers
+    assert record["trace"] == str(files / "proxy.trace.parquet")
+    row = Trace.load(record["trace"]).to_frame().iloc[-1]
+    assert row["acceptance_rate"] == pytest.approx(record["acceptance_rate"])
+    assert row["n_rows"] == sum(record["rows_per_group"].values())
 
 
 def test_apply_raw_candidates_writes_their_own_rows(files: Path, fitted) -> None:
@@ -95,6 +101,9 @@ def test_apply_raw_candidates_writes_their_own_rows(files: Path, fitted) -> None
     assert summary["warnings"] == [res.stderr.strip()[len("warning: ") :]]
     assert summary["seed"] == 5
     assert summary["config"]["method"] == "qp-tree"
+    trace = Trace.load(files / "admitted.trace").to_frame()  # the run's trace beside --out
+    assert trace["n_admitted"].iloc[-1] == len(admitted)
+    assert trace["n_seen"].iloc[-1] == len(cands)
 
 
 def test_apply_without_group_columns_and_with_evaluate(files: Path, fitted, tmp_path) -> None:

@@ -179,12 +179,12 @@ class Trace:
             The Parquet file's path.
         """
         base = _base_path(path)
-        parquet = base.with_suffix(".parquet")
+        parquet, sidecar = _pair(base)
         with atomic_path(parquet) as tmp:
             self._steps.to_parquet(tmp, index=False)
             digest = sha256_file(tmp)
         pair = {"parquet_sha256": digest, "n_steps": len(self._steps)}
-        write_json(base.with_suffix(".json"), {**self._meta, _PAIR_KEY: pair})
+        write_json(sidecar, {**self._meta, _PAIR_KEY: pair})
         return parquet
 
     @classmethod
@@ -211,7 +211,7 @@ class Trace:
             trace.folder = folder
             return trace
         base = _base_path(path)
-        parquet, sidecar = base.with_suffix(".parquet"), base.with_suffix(".json")
+        parquet, sidecar = _pair(base)
         for p in (parquet, sidecar):
             if not p.exists():
                 raise CorruptFileError(
@@ -423,6 +423,11 @@ def _html_rows(frame: pd.DataFrame) -> str:
 def _base_path(path: str | os.PathLike[str]) -> Path:
     p = Path(path)
     return p.with_suffix("") if p.suffix in (".parquet", ".json") else p
+
+
+def _pair(base: Path) -> tuple[Path, Path]:
+    """Return the Parquet file and JSON sidecar of ``base`` (a dot in its name is kept)."""
+    return base.with_name(base.name + ".parquet"), base.with_name(base.name + ".json")
 
 
 def _lists_in_cells(frame: pd.DataFrame) -> pd.DataFrame:

@@ -3,7 +3,8 @@
 ``fit --data FILE --label COL --sensitive COL[,COL]`` trains the proxy on a raw table (its
 string columns one-hot encoded, the encoder saved inside the proxy's JSON); ``--dataset
 NAME`` on a bundled dataset. ``apply PROXY CANDIDATES`` admits the candidates' raw rows and
-writes them back with their own columns. Both write a summary JSON beside ``--out``.
+writes them back with their own columns. Both write a summary JSON and the run's trace
+(``<out>.trace.parquet`` + ``.json``, read by :meth:`fairacq.Trace.load`) beside ``--out``.
 """
 
 from __future__ import annotations
@@ -183,6 +184,7 @@ def fit_cmd(
         check_output_file(out, option="--out", inputs={"--data": data})
         check_output_file(summary_path, option="--summary", inputs={"--data": data})
         _distinct_outputs(out, summary_path)
+        _check_trace_outputs(out, {"--data": data})
         with _caught() as caught, err_console.status(f"Fitting the {proxy} proxy ..."):
             if data is not None:
                 columns = table_columns(label, sensitive, categorical=categorical, drop=drop,
@@ -191,13 +193,14 @@ def fit_cmd(
             else:
                 fitted, report = _fit_dataset(dataset or "adult", sensitive or "race", settings)
         save_proxy(fitted, out)
+        trace = _save_trace(getattr(fitted, "trace", getattr(fitted, "trace_", None)), out)
     _print_warnings(caught)
     ab = proxy == "alpha-beta"
     config = {"data": None if data is None else str(data), "dataset": dataset, "proxy": proxy,
               "alpha": alpha if ab else None, "gamma": gamma if ab else None,
               "model": report.get("model")}  # fmt: skip
     record = run_summary("filter fit", report, config=config, seed=seed, warnings=caught)
-    record.update(out=str(out), summary=str(summary_path))
+    record.update(out=str(out), summary=str(summary_path), trace=trace)
     with user_errors():
         write_json(summary_path, record)
     _print_fit(record, as_json)
@@ -255,6 +258,8 @@ def _print_fit(record: dict[str, Any], as_json: bool) -> None:
     attrs = record["sensitive"]
     console.print(f"groups ({' x '.join(attrs)}): {', '.join(record['groups'])}", markup=False)
     console.print(f"summary -> {record['summary']}", markup=False)
+    if record.get("trace"):
+        console.print(f"trace -> {record['trace']} (fairacq.Trace.load reads it)", markup=False)
 
 
 def _one(positional: Path | None, option: Path | None, name: str, flag: str) -> Path:
@@ -263,6 +268,27 @@ def _one(positional: Path | None, option: Path | None, name: str, flag: str) -> 
     if positional is None and option is None:
         raise fail(f"Missing {name}: pass it as an argument (or with {flag}).")
     return positional or option  # type: ignore[return-value]
+
+
+def _trace_paths(out: Path) -> tuple[Path, Path]:
+    """``<out without its suffixes>.trace.parquet`` and its ``.json`` sidecar, beside ``out``."""
+    base = _summary_path(out, None).name.removesuffix(".summary.json") + ".trace"
+    return out.with_name(base + ".parquet"), out.with_name(base + ".json")
+
+
+def _check_trace_outputs(out: Path, inputs: dict[str, Path | None]) -> None:
+    """Refuse, before any work, a trace file that would overwrite an input or a folder."""
+    from fairacq._io import check_output_file
+
+    for path in _trace_paths(out):
+        check_output_file(path, option="--out", inputs=inputs)
+
+
+def _save_trace(trace: Any, out: Path) -> str | None:
+    """Write the run's trace beside ``out``; return the Parquet file's path (None: no trace)."""
+    if trace is None:
+        return None
+    return str(trace.save(_trace_paths(out)[0]))
 
 
 def _distinct_outputs(out: Path, summary: Path) -> None:
@@ -324,18 +350,20 @@ def apply_cmd(
         check_output_file(out, option="--out", suffixes=tuple(TABLE_SUFFIXES), inputs=given)
         check_output_file(summary_path, option="--summary", inputs=given)
         _distinct_outputs(out, summary_path)
+        _check_trace_outputs(out, dict(given))
         fitted = load_proxy(proxy_path)
         frame = read_table(cand_path)
         with _caught() as caught:
             result = filter_table(fitted, frame, random_state=seed, evaluate=columns,
                                   all_rows=all_rows, where=cand_path.name)  # fmt: skip
         write_table(result.rows, out)
+        trace = _save_trace(result.trace, out)
     _print_warnings(caught)
     config = {"proxy": str(proxy_path), "candidates": str(cand_path), "method": fitted.method,
               "evaluate": columns, "all_rows": all_rows}  # fmt: skip
     record = run_summary("filter apply", result.summary(), config=config, seed=seed,
                          warnings=caught)  # fmt: skip
-    record.update(out=str(out), summary=str(summary_path))
+    record.update(out=str(out), summary=str(summary_path), trace=trace)
     with user_errors():
         write_json(summary_path, record)
     _print_apply(record, as_json)
@@ -358,6 +386,8 @@ def _print_apply(record: dict[str, Any], as_json: bool) -> None:
     if "beta_admitted" in record:
         console.print(f"  beta of the admitted set: {record['beta_admitted']:.3f}")
     console.print(f"summary -> {record['summary']}", markup=False)
+    if record.get("trace"):
+        console.print(f"trace -> {record['trace']} (fairacq.Trace.load reads it)", markup=False)
 
 
 def _alpha_beta_options(

@@ -23,6 +23,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from fairacq._random import RandomState
+from fairacq._trace import Trace
 from fairacq._typing import LearnerLike
 from fairacq._warnings import warn_caller
 from fairacq.data._columns import TableColumns, prepare_table
@@ -58,12 +59,16 @@ class TableProxy:
     report : dict
         What the fit achieved on its training rows (JSON types; see
         :func:`fit_proxy_report`).
+    trace : Trace or None
+        The fit's trace (the proxy strategy's ``trace_``); not part of the proxy's JSON, so
+        None for a proxy loaded from a file.
     """
 
     proxy: FittedProxy
     encoder: TableEncoder
     columns: TableColumns
     report: dict[str, Any] = field(default_factory=dict)
+    trace: Trace | None = None
 
     @property
     def fitted_(self) -> FittedProxy:
@@ -363,4 +368,5 @@ def fit_table_proxy(
         random_state=random_state,
         max_beta=max_beta,
     )
-    return TableProxy(fitted_model.fitted_, table.encoder, columns, report)
+    trace = getattr(fitted_model, "trace_", None)
+    return TableProxy(fitted_model.fitted_, table.encoder, columns, report, trace)
