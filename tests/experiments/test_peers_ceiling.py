@@ -8,7 +8,7 @@ import pytest
 
 from fairacq._random import spawn_seeds
 from fairacq.exceptions import InvalidParameterError
-from fairacq.models import evaluate_thresholds, fit_thresholds, make_learner
+from fairacq.models import evaluate, evaluate_thresholds, fit_thresholds, make_learner
 from fairacq_experiments import get_experiment, run_experiment
 from fairacq_experiments.peers import CeilingConfig
 from fairacq_experiments.peers._tasks import RowTask, load_rows_dataset, split_cells
@@ -38,7 +38,10 @@ def test_bad_settings_are_refused(overrides: dict) -> None:
 
 
 def test_every_pool_label_trains_on_the_initial_rows_and_the_whole_pool() -> None:
-    """The bound equals thresholds fitted by hand on the model of train + pool (tol 0)."""
+    """The bound equals thresholds fitted by hand on the model of train + pool (tol 0).
+
+    Its last point is that model without thresholds.
+    """
     config = CeilingConfig.quick(datasets=("compas",), budgets=(10,), batch_sizes=(5,))
     seeds = spawn_seeds(config.seed, 1)
     train, val, pool, test = split_cells(
@@ -54,8 +57,10 @@ def test_every_pool_label_trains_on_the_initial_rows_and_the_whole_pool() -> Non
         "dp": abs(want["demographic_parity_diff_abs"]),
         "tol": 0.0,
     }
-    assert [r["tol"] for r in got["nothing bought"]] == list(config.tols)
+    assert [r["tol"] for r in got["nothing bought"]] == [*config.tols, -1.0]
     assert got["nothing bought"][0]["acc"] != got["every pool label"][0]["acc"]
+    plain = evaluate(model, test, ["accuracy"])["accuracy"]  # the front's no-threshold end
+    assert got["every pool label"][-1]["acc"] == plain
 
 
 def test_quick_run_sets_both_bounds_against_falcon(tmp_path) -> None:

@@ -32,7 +32,7 @@ from fairacq._random import spawn_seeds
 from fairacq._trace import Trace
 from fairacq.data import DatasetNotFoundError, FairDataset
 from fairacq.exceptions import InvalidParameterError, ResultWarning
-from fairacq.models import evaluate_thresholds, fit_thresholds, make_learner
+from fairacq.models import evaluate, evaluate_thresholds, fit_thresholds, make_learner
 from fairacq.parallel import Executor
 from fairacq.reporting import new_figure
 from fairacq_experiments._framework.config import ExperimentConfig
@@ -120,12 +120,19 @@ class CeilingConfig(ExperimentConfig):
 def bound_task(
     config: CeilingConfig, seeds: Sequence[np.random.SeedSequence], task: RowTask
 ) -> list[dict[str, float]]:
-    """Fit one bounding front's model on one trial's split: test accuracy and |DP| per tol."""
+    """Fit one bounding front's model on one trial's split: test accuracy and |DP| per tol.
+
+    The last entry is the model without thresholds (the front's no-threshold end, as
+    Entropy is the end of the strategies' fronts), marked ``"tol": -1``.
+    """
     data = load_rows_dataset(task.dataset, config.include_sensitive)
     train, val, pool, test = split_cells(data, seeds[task.trial], config.max_rows)
     rows = train.concat(pool) if BOUNDS[task.method] == "train + pool" else train
     model = make_learner("lr").fit(rows.to_numpy(), rows.y)
-    return [_thresholded(model, val, pool, test, tol) | {"tol": tol} for tol in config.tols]
+    got = [_thresholded(model, val, pool, test, tol) | {"tol": tol} for tol in config.tols]
+    plain = evaluate(model, test, ["accuracy", "demographic_parity_diff_abs"])
+    end = {"acc": plain["accuracy"], "dp": abs(plain["demographic_parity_diff_abs"]), "tol": -1.0}
+    return [*got, end]
 
 
 def _thresholded(
@@ -207,9 +214,10 @@ def _summarise(
         result.traces[f"{name} {m}"] = [got[(m, t)] for t in trials]
     fronts = {"falcon": theirs}
     for bound in BOUNDS:
+        labels = [f"{bound} tol={tol:g}" for tol in config.tols] + [f"{bound}, no thresholds"]
         ours = [
-            FrontPoint.of(f"{bound} tol={tol:g}", [got[(bound, t)][i] for t in trials])
-            for i, tol in enumerate(config.tols)
+            FrontPoint.of(label, [got[(bound, t)][i] for t in trials])
+            for i, label in enumerate(labels)
         ]
         fronts[bound] = ours
         result.rows += [_row(name, p) for p in ours]
@@ -288,7 +296,8 @@ def _notes(config: CeilingConfig, missing: list[str]) -> list[str]:
         "bounding fronts: a logistic regression trained on the initial rows plus every pool "
         "row with its label ('every pool label'), or on the initial rows only ('nothing "
         "bought'); each group's rate chosen on validation within tol and its threshold placed "
-        f"at the pool's quantiles; tol in {', '.join(f'{t:g}' for t in config.tols)}. A "
+        f"at the pool's quantiles; tol in {', '.join(f'{t:g}' for t in config.tols)}, and the "
+        "model without thresholds as the front's end. A "
         "front read at Falcon's accuracies counts a coin between two of its points.",
         "The 'every pool label' model is the best-informed one a strategy buying pool rows "
         "could train: if even its thresholded front is not ahead of Falcon's by more than the "
