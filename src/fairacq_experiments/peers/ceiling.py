@@ -257,9 +257,29 @@ def _figure(fronts: dict[str, dict[str, list[FrontPoint]]]) -> Any:
             dp, std = np.array([p.dp for p in pts]), np.array([p.dp_std for p in pts])
             ax.fill_between(acc, np.clip(dp - std, 0, None), dp + std, color=color, alpha=0.1)
             ax.plot(acc, dp, line, marker=marker, color=color, ms=4, label=words)
+        for p in by_front["falcon"]:  # which λ each of Falcon's points is
+            lam = p.label.removeprefix("falcon lam=")
+            ax.annotate(
+                f"λ={lam}",
+                (p.acc, p.dp),
+                textcoords="offset points",
+                xytext=(-6, 6),
+                ha="right",
+                fontsize=7,
+            )
         ax.set_title(name)
         ax.set_xlabel("test accuracy (higher is better)")
         ax.set_ylabel("test |demographic parity gap| (lower is better)")
+        ax.text(
+            0.99,
+            0.01,
+            "bands: |gap| ± std over seeds",
+            transform=ax.transAxes,
+            ha="right",
+            va="bottom",
+            fontsize=7,
+            color="0.4",
+        )
     axes[-1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8)
     return fig
 
