@@ -181,6 +181,7 @@ def _threshold_optimizer(
     return {
         "test_accuracy": float(accuracy(np.asarray(test.y), pred)),
         "test_dp": float(demographic_parity_diff_abs(pred, np.asarray(test.s))),
+        "test_rate": float(np.mean(pred)),
         "rows_paid": 0.0,
         "labels_seen": 0.0,
     }

@@ -20,6 +20,7 @@ a skewed set of rows could rank people differently). Findings:
 from __future__ import annotations
 
 import functools
+import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -41,10 +42,16 @@ from fairacq_experiments._framework.result import ExperimentResult
 from fairacq_experiments._framework.verdict import Verdict
 from fairacq_experiments.peers._config import RowsConfig
 from fairacq_experiments.peers._fronts import FrontPoint, front_verdict
-from fairacq_experiments.peers._tasks import RowTask, load_rows_dataset, rows_task, split_cells
+from fairacq_experiments.peers._tasks import (
+    MITIGATION,
+    RowTask,
+    load_rows_dataset,
+    rows_task,
+    split_cells,
+)
 from fairacq_experiments.peers.rows import at_most
 
-__all__ = ["BOUNDS", "CEILING_TOLS", "CeilingConfig", "run_ceiling"]
+__all__ = ["BOUNDS", "CEILING_TOLS", "CeilingConfig", "fair_rule_gap", "run_ceiling"]
 
 #: The thresholds' tolerances of both bounding fronts (finer than any strategy's grid).
 CEILING_TOLS = (0.0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.1, 0.12, 0.15, 0.2, 0.3)
@@ -65,6 +72,10 @@ class CeilingConfig(ExperimentConfig):
         As in :class:`~fairacq_experiments.peers.RowsConfig` (the same splits and Falcon runs).
     lams : tuple of float
         Falcon's λ settings (its front).
+    mitigation : bool
+        Also fit fairlearn's ThresholdOptimizer on the initial rows (collect nothing) and set
+        its test |DP| beside the gap an exactly fair rule shows on the test split
+        (:func:`fair_rule_gap`).
     tols : tuple of float
         The bounding fronts' threshold tolerances.
     """
@@ -94,6 +105,7 @@ class CeilingConfig(ExperimentConfig):
     include_sensitive: bool = True
     lams: tuple[float, ...] = (1.0, 0.8, 0.5, 0.0)
     tols: tuple[float, ...] = CEILING_TOLS
+    mitigation: bool = True
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -113,7 +125,7 @@ class CeilingConfig(ExperimentConfig):
             max_rows=self.max_rows,
             include_sensitive=self.include_sensitive,
             methods=tuple(f"falcon lam={lam:g}" for lam in self.lams),
-            mitigation=False,
+            mitigation=self.mitigation,
         )
 
 
@@ -157,10 +169,11 @@ def run_ceiling(config: CeilingConfig, executor: Executor) -> ExperimentResult:
     """Run Falcon's λ sweep and the two bounding fronts on every dataset and trial."""
     present, missing = _present(config)
     falcon = list(config.rows_config().methods)
+    nothing = [MITIGATION] if config.mitigation else []
     tasks = [
         RowTask(d, m, t)
         for d in present
-        for m in [*falcon, *BOUNDS]
+        for m in [*falcon, *BOUNDS, *nothing]
         for t in range(config.n_trials)
     ]
     seeds = spawn_seeds(config.seed, config.n_trials)
@@ -223,6 +236,10 @@ def _summarise(
         result.rows += [_row(name, p) for p in ours]
         result.verdicts.append(_verdict(name, bound, budget, ours, theirs))
     result.rows += [_row(name, p) for p in theirs]
+    if config.mitigation:
+        result.verdicts.append(
+            _floor_verdict(config, name, [got[(MITIGATION, t)] for t in trials])
+        )
     result.tables[f"{name}: test accuracy and |DP| (mean ± std over seeds)"] = pd.DataFrame(
         [
             {
@@ -284,6 +301,66 @@ def _figure(fronts: dict[str, dict[str, list[FrontPoint]]]) -> Any:
     return fig
 
 
+def fair_rule_gap(rate: float, group_sizes: Sequence[int]) -> tuple[float, float]:
+    """Mean and std of the |DP| measured on a test split for a rule that is exactly fair.
+
+    A rule whose two groups' selection rates are both ``rate`` still shows a gap on a finite
+    test split: the difference of the groups' shares is about normal with variance
+    ``rate (1 - rate) (1 / n_a + 1 / n_b)``, so its absolute value is half-normal, with mean
+    ``sigma sqrt(2 / pi)`` and std ``sigma sqrt(1 - 2 / pi)``. No method can be expected to
+    measure a lower |DP| than this on that split. Two groups only.
+
+    Examples
+    --------
+    >>> [round(v, 4) for v in fair_rule_gap(0.5, [1000, 1000])]
+    [0.0178, 0.0135]
+    """
+    if len(group_sizes) != 2:
+        raise InvalidParameterError(
+            f"fair_rule_gap: two groups only, got {len(group_sizes)}; read the gap of more "
+            "groups by simulation."
+        )
+    sigma = math.sqrt(rate * (1.0 - rate) * sum(1.0 / n for n in group_sizes))
+    return sigma * math.sqrt(2.0 / math.pi), sigma * math.sqrt(1.0 - 2.0 / math.pi)
+
+
+def _floor_verdict(config: CeilingConfig, name: str, runs: list[dict[str, float]]) -> Verdict:
+    """ThresholdOptimizer with no data against the gap an exactly fair rule shows on test.
+
+    Met when its mean test |DP| is within two standard errors of that gap's mean: then no
+    method's |DP| can be expected to be lower by more than the seeds' spread.
+    """
+    data = load_rows_dataset(name, config.include_sensitive)
+    seeds = spawn_seeds(config.seed, config.n_trials)
+    floors = []
+    for t, run in enumerate(runs):
+        test = split_cells(data, seeds[t], config.max_rows)[3]
+        sizes = np.bincount(np.asarray(test.s, dtype=np.int64)).tolist()
+        floors.append(fair_rule_gap(run["test_rate"], sizes))
+    floor = float(np.mean([f[0] for f in floors]))
+    bound = floor + 2 * float(np.mean([f[1] for f in floors])) / math.sqrt(len(runs))
+    dp = [r["test_dp"] for r in runs]
+    acc = float(np.mean([r["test_accuracy"] for r in runs]))
+    return Verdict(
+        name=f"{name}: ThresholdOptimizer on the initial rows (collect nothing) is at the "
+        "test split's noise floor (an exactly fair rule's expected |DP|)",
+        met=bool(np.mean(dp) <= bound),
+        ours=float(np.mean(dp)),
+        target=bound,
+        op="<=",
+        detail=f"|DP| {np.mean(dp):.4f} ± {np.std(dp):.4f} at accuracy {acc:.3f}; an exactly "
+        f"fair rule shows {floor:.4f} on these test splits (bound: two standard errors above, "
+        f"{bound:.4f}).",
+        facts={
+            "floor": floor,
+            "bound": bound,
+            "dp": float(np.mean(dp)),
+            "dp_std": float(np.std(dp)),
+            "accuracy": acc,
+        },
+    )
+
+
 def _row(dataset: str, point: FrontPoint) -> dict[str, Any]:
     return {
         "metric": "test_dp",
@@ -324,6 +401,13 @@ def _notes(config: CeilingConfig, missing: list[str]) -> list[str]:
         "seeds' spread, the difference a choice of rows makes is below the split's own noise "
         "(evidence, not a proof: a skewed set of rows could still rank people differently).",
     ]
+    if config.mitigation:
+        notes.append(
+            "ThresholdOptimizer on the initial rows (collect nothing) is set beside the |DP| an "
+            "exactly fair rule shows on each test split (a difference of two groups' shares: "
+            "half-normal, mean sigma sqrt(2/pi)). Where it sits at that floor, no front can be "
+            "expected to be lower than it by more than the seeds' spread."
+        )
     notes += [f"{n}: skipped, its data files are not present." for n in missing]
     if config.max_rows is not None:
         notes.append(
