@@ -11,8 +11,8 @@ the largest pairwise gap over all groups (max - min), equal to fairlearn's
 recommender unfairness (Zhang & Ramesh), minimax group risk (Shekhar et al.), disclosivity
 alpha and imbalance beta (Deng et al.), and accuracy / AUC per group. Entry points:
 :func:`group_table` for a per-group overview, and :func:`compute` / :func:`get_metric` /
-:func:`available` to use any metric by name.
-See ``docs/metrics.md`` for formulas, ranges and fairlearn equivalents.
+:func:`available` to use any metric by name; :class:`RowGroups` for many predictions
+on the same rows. See ``docs/metrics.md`` for formulas, ranges and fairlearn equivalents.
 """
 
 from __future__ import annotations
@@ -91,10 +91,12 @@ from fairacq.metrics._risk_ratio import (
     risk_difference,
     risk_ratio,
 )
+from fairacq.metrics._row_groups import RowGroups
 
 __all__ = [
     "INPUT_NAMES",
     "Metric",
+    "RowGroups",
     "absolute_unfairness",
     "accuracy",
     "attainment",
