@@ -58,6 +58,9 @@ class _StraightScorer:
         blocks = self.pool.map_blocks(lambda X, side: predict_scores(model, X))
         return np.concatenate(blocks)
 
+    def read_rows(self, rows: np.ndarray) -> np.ndarray:
+        return self.pool.read_rows(rows)
+
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_seeded_run_equals_the_straightforward_computation(name, monkeypatch):

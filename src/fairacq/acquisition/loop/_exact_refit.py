@@ -23,6 +23,7 @@ single bit differs (another scikit-learn or scipy version) or if those functions
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -349,6 +350,14 @@ def lr_scores(model: Any, X: NDArray[np.float64]) -> NDArray[np.float64] | None:
     >>> bool((lr_scores(model, ds.to_numpy()) == predict_scores(model, ds.to_numpy())).all())
     True
     """
+    steps = _lr_steps(model, X)
+    return None if steps is None else _lr_proba(*steps, X)
+
+
+def _lr_steps(
+    model: Any, X: NDArray[np.float64]
+) -> tuple[StandardScaler, LogisticRegression] | None:
+    """Return the fitted steps of a scaler + binary logistic regression for ``X``, or None."""
     steps = getattr(model, "steps", None)
     if not isinstance(steps, list) or len(steps) != 2 or X.dtype != np.float64:
         return None
@@ -357,7 +366,7 @@ def lr_scores(model: Any, X: NDArray[np.float64]) -> NDArray[np.float64] | None:
         return None
     if not (scaler.with_mean and scaler.with_std) or clf.coef_.shape != (1, X.shape[1]):
         return None
-    return _lr_proba(scaler, clf, X)
+    return scaler, clf
 
 
 def _lr_proba(
@@ -370,6 +379,12 @@ def _lr_proba(
     prob = (Xs @ clf.coef_.T + clf.intercept_).reshape(-1)
     prob = expit(prob, out=prob)
     return check_probabilities(prob, where="the model")
+
+
+def _checked_lr_scores(model: Any, X: NDArray[np.float64]) -> NDArray[np.float64]:
+    """:func:`lr_scores` (checked equal for this run), or ``predict_scores`` for other models."""
+    fast = lr_scores(model, X)
+    return predict_scores(model, X) if fast is None else fast
 
 
 class ExactRefit:
@@ -420,6 +435,41 @@ class ExactRefit:
                 self.fast_scores = bool(np.array_equal(fast, slow))
             return slow
         return fast
+
+    def scorer(self, model: Any, X: NDArray[np.float64]) -> Callable[..., NDArray[np.float64]]:
+        """Return a function ``score(model, X)`` giving ``predict_scores(model, X)``'s bits.
+
+        The one fast scorer of a run's hot path (pool blocks, validation rows): checks the
+        shortcut on ``model`` and ``X`` first if no scoring of the run checked it yet, then
+        returns :func:`lr_scores` with the ordinary path for any other model when the bits
+        agreed, else :func:`~fairacq.models.predict_scores`. Both are module-level
+        functions: a ``functools.partial`` of a block function holding one pickles cheaply
+        for a chunk executor's workers, which then repeat no check.
+
+        Parameters
+        ----------
+        model : estimator
+            A fitted model of the run (its first model).
+        X : ndarray of shape (n_samples, n_features)
+            Rows to check the shortcut on (a few hundred suffice: the validation rows).
+
+        Returns
+        -------
+        callable
+
+        Examples
+        --------
+        >>> from fairacq.data import load_toy
+        >>> ds = load_toy(200, random_state=0)
+        >>> exact = ExactRefit("lr")
+        >>> model = exact.fit(1, ds.to_numpy(), ds.y)
+        >>> score = exact.scorer(model, ds.to_numpy())  # checked here, once
+        >>> bool((score(model, ds.to_numpy()) == predict_scores(model, ds.to_numpy())).all())
+        True
+        """
+        if self.fast_scores is None and _lr_steps(model, X) is not None:  # else no check
+            self.scores(model, X)
+        return _checked_lr_scores if self.fast_scores else predict_scores
 
     def fit_scores(
         self, seed: int, X: NDArray[np.float64], y: NDArray[Any], X_eval: NDArray[np.float64]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
 
@@ -10,8 +10,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fairacq.acquisition.loop._acquirer import Acquirer
+from fairacq.acquisition.loop._exact_refit import ExactRefit
 from fairacq.acquisition.loop._ledger import fill_limit
 from fairacq.acquisition.loop._state import AcquisitionState, Proposal
+from fairacq.data import FairDataset
 from fairacq.models import predict_scores
 
 __all__ = ["EntropyAcquirer", "binary_entropy", "entropy_order"]
@@ -47,10 +49,16 @@ class EntropyAcquirer(Acquirer):
         As :class:`~fairacq.acquisition.RandomAcquirer`.
     """
 
+    def _prepare(
+        self, state: AcquisitionState, validation: FairDataset, root: np.random.SeedSequence
+    ) -> None:
+        # predict_scores's bits without scikit-learn's per-call checks (checked here once)
+        self._score = ExactRefit(self.learner).scorer(state.model, validation.to_numpy())
+
     def _propose(self, state: AcquisitionState, rng: np.random.Generator) -> Proposal:
         # no batch holds more rows than this: the rest of the order is never read
         limit = fill_limit(state.costs, float(self.batch_size))
-        return Proposal(entropy_order(state, rng, limit=limit))
+        return Proposal(entropy_order(state, rng, limit=limit, score=self._score))
 
 
 def entropy_order(
@@ -59,6 +67,7 @@ def entropy_order(
     scores: NDArray[np.float64] | None = None,
     *,
     limit: int | None = None,
+    score: Callable[..., NDArray[np.float64]] = predict_scores,
 ) -> NDArray[np.int64]:
     """Available pool positions by decreasing entropy of the current model, ties at random.
 
@@ -68,14 +77,17 @@ def entropy_order(
     does (:class:`~fairacq.acquisition.pools._pool_scorer.PoolScorer`); their entropy is then
     taken block by block too, so the order is the one the pool's own scoring gives. With
     ``limit``, only the first ``limit`` positions of that order are returned, found without
-    sorting the whole pool (the same positions, the same random stream).
+    sorting the whole pool (the same positions, the same random stream). Without
+    ``scores``, each block is scored by ``score(model, X)``: ``predict_scores``, or a
+    picklable function with its bits that :class:`EntropyAcquirer` gets from
+    :meth:`ExactRefit.scorer <fairacq.acquisition.loop._exact_refit.ExactRefit.scorer>`.
     """
     idx = np.flatnonzero(state.available)
     # every block is scored (acquired rows too), so a row's score never depends on
     # which other rows are still available: the order is the same for every chunk size
     if scores is None:
         blocks = state.pool.map_blocks(
-            partial(_entropy_block, model=state.model), executor=state.executor
+            partial(_entropy_block, model=state.model, score=score), executor=state.executor
         )
     else:
         step = state.pool.block_rows
@@ -102,6 +114,10 @@ def _head(key: NDArray[np.float64], limit: int | None) -> NDArray[np.intp]:
 
 
 def _entropy_block(
-    X: NDArray[np.float64], side: Mapping[str, NDArray[Any]], *, model: Any
+    X: NDArray[np.float64],
+    side: Mapping[str, NDArray[Any]],
+    *,
+    model: Any,
+    score: Callable[..., NDArray[np.float64]] = predict_scores,
 ) -> NDArray[np.float64]:
-    return binary_entropy(predict_scores(model, X))
+    return binary_entropy(score(model, X))

@@ -6,8 +6,9 @@ Applications 199 (2022), arXiv 2001.01796; public code ``anahideh/FAL--Fair-Acti
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -20,6 +21,8 @@ from fairacq.acquisition.loop._exact_refit import ExactRefit
 from fairacq.acquisition.loop._state import AcquisitionState, Proposal
 from fairacq.acquisition.methods._entropy import binary_entropy, entropy_order
 from fairacq.data import FairDataset
+from fairacq.exceptions import InvalidDataError
+from fairacq.metrics import RowGroups
 from fairacq.models import DEFAULT_METRICS, prediction_metrics
 
 __all__ = ["FALAcquirer", "expected_unfairness", "fal_scores"]
@@ -81,43 +84,26 @@ def fal_scores(
 class _ValidationUnfairness:
     """The absolute steering metric of a what-if model's validation scores.
 
-    The number ``evaluate`` gives. Demographic parity's gap (the default) is counted
-    directly from each group's positives, with the arithmetic of :mod:`fairacq.metrics`
-    and none of its input checks; the first call checks it against
-    :func:`~fairacq.models.prediction_metrics` and keeps to that for the run if it differs.
-    Other metrics always go through ``prediction_metrics``.
+    The number ``evaluate`` gives. Demographic parity's gap (the default) goes through
+    :class:`~fairacq.metrics.RowGroups`, built once from the validation groups (the same
+    number as the metric, bit for bit, without its per-call input checks); other metrics,
+    and a validation set of a single group (whose error the metric raises), go through
+    :func:`~fairacq.models.prediction_metrics`.
     """
 
     def __init__(self, metric: str, validation: FairDataset) -> None:
         self.metric, self.validation = metric, validation
-        labels, codes = np.unique(validation.s, return_inverse=True)
-        self._groups: tuple[NDArray[np.intp], NDArray[np.float64]] | None = None
-        if metric == "demographic_parity_diff_abs" and labels.size >= 2:
-            codes = codes.reshape(-1)
-            self._groups = codes, np.bincount(codes).astype(np.float64)
-        self._checked = False
+        self._groups: RowGroups | None = None
+        if metric == "demographic_parity_diff_abs":
+            with contextlib.suppress(InvalidDataError):  # one group: the metric's error
+                self._groups = RowGroups(validation.s)
 
     def __call__(self, scores: NDArray[np.float64]) -> float:
-        y_pred = (scores >= 0.5).astype(np.int64)  # evaluate()'s predictions
-        if self._groups is not None and self._checked:
-            return self._gap(self._groups, y_pred)
+        if self._groups is not None:  # evaluate()'s predictions: scores >= 0.5
+            return self._groups.demographic_parity_diff_abs(scores >= 0.5)
+        y_pred = (scores >= 0.5).astype(np.int64)
         metrics = prediction_metrics(y_pred, self.validation, [self.metric], scores=scores)
-        value = abs(metrics[self.metric])
-        if self._groups is not None:
-            self._checked = True
-            if self._gap(self._groups, y_pred) != value:  # pragma: no cover - metric changed
-                self._groups = None
-        return value
-
-    @staticmethod
-    def _gap(
-        groups: tuple[NDArray[np.intp], NDArray[np.float64]], y_pred: NDArray[np.int64]
-    ) -> float:
-        """Largest gap between group selection rates (every group has rows)."""
-        codes, counts = groups
-        sums = np.bincount(codes, weights=y_pred, minlength=counts.size).astype(np.float64)
-        rates = sums / counts
-        return abs(float(rates.max() - rates.min()))
+        return abs(metrics[self.metric])
 
 
 class FALAcquirer(Acquirer):
@@ -234,6 +220,7 @@ class FALAcquirer(Acquirer):
         # the seed the acquisition loop fits its models with: what-if models match them
         self._learner_seed = int(root.generate_state(1)[0])
         self._refit = ExactRefit(self.learner)  # make_learner(...).fit, the same model cheaper
+        self._score: Callable[..., NDArray[np.float64]] | None = None  # set on the 1st model
         self._unfairness = _ValidationUnfairness(self.metric, validation)
 
     def alpha_at(self, step: int) -> float:
@@ -253,7 +240,9 @@ class FALAcquirer(Acquirer):
 
     def _propose(self, state: AcquisitionState, rng: np.random.Generator) -> Proposal:
         if self.candidates == "entropy":
-            order = entropy_order(state, rng)
+            if self._score is None:  # predict_scores's bits without its per-call checks
+                self._score = self._refit.scorer(state.model, self._X_val)
+            order = entropy_order(state, rng, score=self._score)
         else:
             order = rng.permutation(np.flatnonzero(state.available)).astype(np.int64)
         m = order.size if self.n_candidates is None else min(self.n_candidates, order.size)

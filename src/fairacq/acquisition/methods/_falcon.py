@@ -13,6 +13,7 @@ from numpy.typing import NDArray
 from fairacq._random import KEY_PREPARE, RandomState, child_rng
 from fairacq._validation import Interval
 from fairacq.acquisition.bandits._exp3 import Exp3
+from fairacq.acquisition.loop._exact_refit import ExactRefit
 from fairacq.acquisition.loop._ledger import fill_limit
 from fairacq.acquisition.loop._paid_loop import PaidRowsAcquirer
 from fairacq.acquisition.loop._state import AcquisitionState, Proposal
@@ -26,7 +27,7 @@ from fairacq.acquisition.methods._falcon_policies import (
 from fairacq.acquisition.pools._pool_scorer import PoolScorer
 from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidParameterError
-from fairacq.models import DEFAULT_METRICS, predict_scores
+from fairacq.models import DEFAULT_METRICS
 
 __all__ = ["FalconAcquirer"]
 
@@ -207,7 +208,10 @@ class FalconAcquirer(PaidRowsAcquirer):
         self._validation = validation
         self._X_val = validation.to_numpy()
         self._n_groups = validation.n_groups
+        # predict_scores's bits without scikit-learn's per-call checks (checked here once)
+        self._score = ExactRefit(self.learner).scorer(state.model, self._X_val)
         self._scorer = PoolScorer(state.pool, state.executor)
+        self._scorer.score = self._score
         self._scorer_model: Any = None  # the model whose whole-pool scores the scorer holds
         self.bandits_: dict[str, Exp3] = {}
         self._round: _Round | None = None
@@ -256,19 +260,19 @@ class FalconAcquirer(PaidRowsAcquirer):
     ) -> NDArray[np.float64]:
         """P(y=1) of the target group's available pool ``rows`` (only those rows are scored).
 
-        A streamed pool reads them by position. A model whose whole-pool scores an entropy
-        round already holds is read from the :class:`PoolScorer` instead.
+        They are read by position (an in-memory pool's from the :class:`PoolScorer`'s
+        C-contiguous copy). A model whose whole-pool scores an entropy round already holds
+        is read from the :class:`PoolScorer` instead.
         """
         if self._scorer_model is state.model:
             return self._scorer.scores(state.model)[rows]
-        X = state.X_pool[rows] if state.X_pool.size else state.pool.read_rows(rows)
-        return predict_scores(state.model, X)
+        return self._score(state.model, self._scorer.read_rows(rows))
 
     def _val_scores(self, state: AcquisitionState) -> NDArray[np.float64]:
         """Return the current model's validation scores (the loop's, when it has them)."""
         if state.val_scores is not None and state.val_scores[0] is state.model:
             return state.val_scores[1]
-        return predict_scores(state.model, self._X_val)
+        return self._score(state.model, self._X_val)
 
     def _split_paid(
         self, state: AcquisitionState, proposal: Proposal, paid: NDArray[np.int64]

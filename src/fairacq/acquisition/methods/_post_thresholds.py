@@ -32,7 +32,6 @@ from fairacq.models import (
     evaluate_thresholds,
     fit_thresholds,
     group_rates,
-    predict_scores,
     thresholds_at_rates,
 )
 from fairacq.models import threshold_constraint as _threshold_constraint
@@ -54,11 +53,24 @@ class _ThresholdLoop(AcquisitionLoop):
         # one scorer for the entropy policy and the pool placement: the model that gets
         # thresholds at the end of a step ranks the pool at the next, scored once
         self.acq._scorer = PoolScorer(self.source, self.executor)
+        self._checked = False
         return super().start(root)
+
+    def _check_scorer(self, model: Any) -> None:
+        """Give the pool scorer the run's checked fast scorer (pool and validation rows).
+
+        The shortcut is checked once, on the first model and the validation rows, before
+        any pool block is sent to a chunk executor (its workers then repeat no check).
+        """
+        if not self._checked:
+            X_val = self._features[id(self.validation)]
+            self.acq._scorer.score = self._refit.scorer(model, X_val)
+            self._checked = True
 
     def thresholds(self, model: Any) -> Any:
         """Return ``model``'s thresholds (fitted once per model, on the validation rows)."""
         if self._fitted is None or self._fitted[0] is not model:
+            self._check_scorer(model)
             acq = self.acq
             with warnings.catch_warnings():  # a fallback is told once, at the end of the run
                 warnings.simplefilter("ignore", ResultWarning)
@@ -77,9 +89,9 @@ class _ThresholdLoop(AcquisitionLoop):
         The pool (streamed or in memory) and the validation rows are scored block by block;
         their labels are not read.
         """
-        val = self.validation
-        pool_scores = self.acq._scorer.scores(model)
-        scores = np.concatenate([pool_scores, predict_scores(model, val.to_numpy())])
+        val, scorer = self.validation, self.acq._scorer
+        val_scores = scorer.score(model, self._features[id(val)])
+        scores = np.concatenate([scorer.scores(model), val_scores])
         groups = np.concatenate([self.source.s, np.asarray(val.s, dtype=np.int64)])
         rates = group_rates(post, val)
         cuts = thresholds_at_rates(scores, groups, rates, val.group_names)

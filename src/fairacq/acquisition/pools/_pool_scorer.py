@@ -12,6 +12,9 @@ the same bits), at less cost:
 - scikit-learn's finiteness checks are skipped (``assume_finite``): pool features are finite
   (:class:`~fairacq.FairDataset` and :class:`~fairacq.acquisition.ParquetPool` refuse NaN
   and infinite values), and skipping a check changes no number;
+- the block function is the caller's ``score`` (the acquirers pass the run's checked
+  fast scorer, :meth:`~fairacq.acquisition.loop._exact_refit.ExactRefit.scorer`, which
+  repeats ``predict_proba``'s arithmetic without scikit-learn's per-call checks and copies);
 - the scores are kept until the model changes (a round whose paid rows were all postponed
   trains nothing and keeps the model).
 
@@ -22,7 +25,7 @@ moved by 1.7e-16), which can reorder rows at equal distance from a policy's aim.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
 
@@ -49,6 +52,9 @@ class PoolScorer:
         scored here).
     executor : ChunkExecutor or None, default=None
         Where the blocks are scored (None: serially here).
+    score : callable, default=predict_scores
+        ``score(model, X)``: P(y=1) of each row of a block, with ``predict_scores``'s bits;
+        picklable (a module-level function) when ``executor`` runs blocks elsewhere.
 
     Examples
     --------
@@ -65,9 +71,16 @@ class PoolScorer:
     True
     """
 
-    def __init__(self, pool: PoolSource, executor: ChunkExecutor | None = None) -> None:
+    def __init__(
+        self,
+        pool: PoolSource,
+        executor: ChunkExecutor | None = None,
+        *,
+        score: Callable[..., NDArray[np.float64]] = predict_scores,
+    ) -> None:
         self.pool = pool
         self.executor = executor
+        self.score = score
         self._reader = _contiguous_reader(pool, executor)
         self._model: Any = None
         self._scores: NDArray[np.float64] = np.empty(0)
@@ -80,7 +93,7 @@ class PoolScorer:
         if model is not self._model:
             blocks = map_blocks(
                 self._reader,
-                partial(_score_block, model=model),
+                partial(_score_block, model=model, score=self.score),
                 n_rows=len(self.pool),
                 chunk_rows=self.pool.chunk_rows,
                 block_rows=self.pool.block_rows,
@@ -89,6 +102,17 @@ class PoolScorer:
             self._scores = np.concatenate(blocks) if blocks else np.empty(0)
             self._model = model
         return self._scores
+
+    def read_rows(self, positions: NDArray[np.int64]) -> NDArray[np.float64]:
+        """Return the features of the pool rows at ``positions`` (C-contiguous).
+
+        An in-memory pool's rows are gathered from the C-contiguous copy (whole rows, not
+        one stride per column of the pool's column-major matrix); a streamed pool reads
+        them as ``pool.read_rows`` does. The same values and layout either way.
+        """
+        if isinstance(self._reader, ArrayReader) and isinstance(self.pool, InMemoryPool):
+            return self._reader.X[np.asarray(positions, dtype=np.int64)]
+        return self.pool.read_rows(positions)
 
 
 def _contiguous_reader(pool: PoolSource, executor: ChunkExecutor | None) -> RangeReader:
@@ -99,7 +123,11 @@ def _contiguous_reader(pool: PoolSource, executor: ChunkExecutor | None) -> Rang
 
 
 def _score_block(
-    X: NDArray[np.float64], side: Mapping[str, NDArray[Any]], *, model: Any
+    X: NDArray[np.float64],
+    side: Mapping[str, NDArray[Any]],
+    *,
+    model: Any,
+    score: Callable[..., NDArray[np.float64]] = predict_scores,
 ) -> NDArray[np.float64]:
     with config_context(assume_finite=True):
-        return predict_scores(model, X)
+        return score(model, X)
