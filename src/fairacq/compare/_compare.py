@@ -156,7 +156,10 @@ def compare_strategies(
     -----
     ResultWarning
         For each strategy whose model predicted one class on the test rows in most seeds
-        (the baseline: in any seed); also kept in ``to_dict()["warnings"]``.
+        (the baseline: in any seed), and when a demographic parity or equal opportunity
+        target is below the gap an exactly fair rule shows on the test rows by chance
+        (:attr:`CompareResult.noise_floor`, mean plus one std); also kept in
+        ``to_dict()["warnings"]``.
 
     Examples
     --------
@@ -218,7 +221,7 @@ def compare_strategies(
         elapsed_s=time.perf_counter() - clock,
         max_accuracy_loss=max_accuracy_loss,
     )
-    for text in result.one_class_warnings():
+    for text in [*result.one_class_warnings(), *result.floor_warnings()]:
         warnings.warn(text, ResultWarning, stacklevel=2)
     return result
 

@@ -16,9 +16,10 @@ from typing import Any
 import numpy as np
 
 from fairacq._random import child, child_rng
+from fairacq.compare._noise import seed_floor
 from fairacq.compare._runs import RunLog, Settings, one_class_on
 from fairacq.data import FairDataset, split_parts
-from fairacq.models import evaluate, make_learner
+from fairacq.models import evaluate, make_learner, predict_scores
 from fairacq.sampling import allocate_budget
 
 __all__ = ["BASELINE_SAMPLER", "groups_parts", "run_groups_seed"]
@@ -83,11 +84,16 @@ def _sample(
     bought = _buy(allocation, source, seed)
     model = make_learner(settings.learner, random_state=child(seed, _MODEL))
     model.fit(bought.to_numpy(), bought.y)
+    floor = {}  # the gap an exactly fair rule shows on these test rows, at uniform's rate
+    if method == BASELINE_SAMPLER:
+        y_pred = predict_scores(model, test.to_numpy()) >= 0.5
+        floor = seed_floor(y_pred, test, settings.target.metric)
     return {
         "cost": float(len(bought)),
         **evaluate(model, test, settings.metrics),
         "allocation": allocation,
         "one_class": one_class_on(model, test),
+        **floor,
     }
 
 

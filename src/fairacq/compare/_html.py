@@ -210,7 +210,10 @@ def report_body(result: CompareResult) -> str:
             f'<div class="wide">{_table(result)}</div>',
             _list("Not run", skipped),
             _list("Runs that failed", result.failures),
-            _list("Warnings", [*result.one_class_warnings(), *result.notes]),
+            _list(
+                "Warnings",
+                [*result.one_class_warnings(), *result.floor_warnings(), *result.notes],
+            ),
             f"<h2>Limits</h2><p class='note'>{html.escape(_LIMITS)}</p>",
         ]
     )

@@ -11,6 +11,7 @@ import pandas as pd
 
 from fairacq._result import Result
 from fairacq._trace import Trace
+from fairacq.compare._noise import floor_warning, summarise_floor
 from fairacq.compare._plan import Plan
 from fairacq.compare._recommend import Recommendation, recommend
 from fairacq.compare._table import strategy_table
@@ -169,7 +170,8 @@ class CompareResult(Result):
                 "runs": self.records,
                 "skipped": dict(self.plan.skipped),
                 "failures": list(self.failures),
-                "warnings": [*self.one_class_warnings(), *self.notes],
+                "noise_floor": self.noise_floor,
+                "warnings": [*self.one_class_warnings(), *self.floor_warnings(), *self.notes],
                 "config": self.config,
                 "elapsed_s": round(self.elapsed_s, 3),
             }
@@ -186,6 +188,24 @@ class CompareResult(Result):
             "recommended. Check the label balance (--positive), the features or the model."
             for name in self.recommendation.degenerate
         ]
+
+    @cached_property
+    def noise_floor(self) -> dict[str, Any] | None:
+        """The gap an exactly fair rule shows on the test rows, or None for other targets.
+
+        For a demographic parity or equal opportunity target: ``mean`` and ``std`` of that
+        gap (:func:`fairacq.metrics.gap_noise_floor` of each seed's test group sizes, at the
+        baseline's share of positive predictions; averaged over seeds), ``test_rows``,
+        ``rate`` and ``seeds``.
+        """
+        return summarise_floor(self.records, self.baseline)
+
+    def floor_warnings(self) -> list[str]:
+        """Return one warning when the target is within :attr:`noise_floor`, else none."""
+        text = floor_warning(
+            self.target, self.noise_floor, baseline=self.baseline, question=self.question
+        )
+        return [] if text is None else [text]
 
     def to_html(self) -> str:
         """Return the whole report as one self-contained HTML page (figures inline)."""

@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 from fairacq._random import child, child_rng
 from fairacq._trace import Trace
 from fairacq.acquisition import make_acquirer
+from fairacq.compare._noise import seed_floor
 from fairacq.compare._runs import RunLog, Settings, one_class_on
 from fairacq.data import FairDataset, split_parts
 from fairacq.models import (
@@ -27,6 +28,7 @@ from fairacq.models import (
     fit_mitigation,
     is_one_class,
     make_learner,
+    predict_scores,
     prediction_metrics,
 )
 
@@ -87,7 +89,9 @@ def _no_action(
     model = make_learner(settings.learner, random_state=child(seed, _MODEL))
     model.fit(parts.initial.to_numpy(), parts.initial.y)
     scores = evaluate(model, parts.test, settings.metrics)
-    return {"cost": 0.0, **scores, "one_class": one_class_on(model, parts.test)}
+    y_pred = predict_scores(model, parts.test.to_numpy()) >= 0.5
+    floor = seed_floor(y_pred, parts.test, settings.target.metric)
+    return {"cost": 0.0, **scores, "one_class": is_one_class(y_pred), **floor}
 
 
 def _acquire(

@@ -6,13 +6,13 @@ strings), validates them once and returns a float or, for ``group_*`` functions,
 ``demographic_parity_diff_signed`` follows Hasan & Pradhan (protected minus privileged, < 0 is
 bias against the protected group) and compares two groups; ``_abs`` and unsigned gaps are
 the largest pairwise gap over all groups (max - min), equal to fairlearn's
-``between_groups`` differences. The metrics of the cited papers are here: parity and odds
-(Hasan & Pradhan; Zhang & Ramesh), risk difference / ratio / relative chance and
-recommender unfairness (Zhang & Ramesh), minimax group risk (Shekhar et al.), disclosivity
-alpha and imbalance beta (Deng et al.), and accuracy / AUC per group. Entry points:
-:func:`group_table` for a per-group overview, and :func:`compute` / :func:`get_metric` /
-:func:`available` to use any metric by name; :class:`RowGroups` for many predictions
-on the same rows. See ``docs/metrics.md`` for formulas, ranges and fairlearn equivalents.
+``between_groups`` differences. The metrics of the cited papers are here: parity and odds (Hasan
+& Pradhan; Zhang & Ramesh), risk difference / ratio / relative chance and recommender unfairness
+(Zhang & Ramesh), minimax group risk (Shekhar et al.), disclosivity alpha and imbalance beta
+(Deng et al.), and accuracy / AUC per group. Entry points: :func:`group_table` for a per-group
+overview; :func:`compute` / :func:`get_metric` / :func:`available` to use any metric by name;
+:class:`RowGroups` for many predictions on the same rows; :func:`gap_noise_floor` for the gap an
+exactly fair rule shows by chance. Formulas, ranges, fairlearn equivalents: ``docs/metrics.md``.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ from fairacq.metrics._minimax import (
     worst_group_accuracy,
     zero_one_loss_per_row,
 )
+from fairacq.metrics._noise_floor import gap_noise_floor
 from fairacq.metrics._odds import (
     average_odds_diff,
     equal_opportunity_diff,
@@ -119,6 +120,7 @@ __all__ = [
     "equalized_odds_diff_signed",
     "equalized_odds_diff_sum",
     "expected_acceptance_rate",
+    "gap_noise_floor",
     "get_metric",
     "group_accuracy",
     "group_auc_pr",
