@@ -33,6 +33,7 @@ from fairacq._random import spawn_seeds
 from fairacq._trace import Trace
 from fairacq.data import DatasetNotFoundError, FairDataset
 from fairacq.exceptions import InvalidParameterError, ResultWarning
+from fairacq.metrics import gap_noise_floor
 from fairacq.models import evaluate, evaluate_thresholds, fit_thresholds, make_learner
 from fairacq.parallel import Executor
 from fairacq.reporting import new_figure
@@ -51,7 +52,7 @@ from fairacq_experiments.peers._tasks import (
 )
 from fairacq_experiments.peers.rows import at_most
 
-__all__ = ["BOUNDS", "CEILING_TOLS", "CeilingConfig", "fair_rule_gap", "run_ceiling"]
+__all__ = ["BOUNDS", "CEILING_TOLS", "CeilingConfig", "run_ceiling"]
 
 #: The thresholds' tolerances of both bounding fronts (finer than any strategy's grid).
 CEILING_TOLS = (0.0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.1, 0.12, 0.15, 0.2, 0.3)
@@ -75,7 +76,7 @@ class CeilingConfig(ExperimentConfig):
     mitigation : bool
         Also fit fairlearn's ThresholdOptimizer on the initial rows (collect nothing) and set
         its test |DP| beside the gap an exactly fair rule shows on the test split
-        (:func:`fair_rule_gap`).
+        (:func:`fairacq.metrics.gap_noise_floor`).
     tols : tuple of float
         The bounding fronts' threshold tolerances.
     """
@@ -301,29 +302,6 @@ def _figure(fronts: dict[str, dict[str, list[FrontPoint]]]) -> Any:
     return fig
 
 
-def fair_rule_gap(rate: float, group_sizes: Sequence[int]) -> tuple[float, float]:
-    """Mean and std of the |DP| measured on a test split for a rule that is exactly fair.
-
-    A rule whose two groups' selection rates are both ``rate`` still shows a gap on a finite
-    test split: the difference of the groups' shares is about normal with variance
-    ``rate (1 - rate) (1 / n_a + 1 / n_b)``, so its absolute value is half-normal, with mean
-    ``sigma sqrt(2 / pi)`` and std ``sigma sqrt(1 - 2 / pi)``. No method can be expected to
-    measure a lower |DP| than this on that split. Two groups only.
-
-    Examples
-    --------
-    >>> [round(v, 4) for v in fair_rule_gap(0.5, [1000, 1000])]
-    [0.0178, 0.0135]
-    """
-    if len(group_sizes) != 2:
-        raise InvalidParameterError(
-            f"fair_rule_gap: two groups only, got {len(group_sizes)}; read the gap of more "
-            "groups by simulation."
-        )
-    sigma = math.sqrt(rate * (1.0 - rate) * sum(1.0 / n for n in group_sizes))
-    return sigma * math.sqrt(2.0 / math.pi), sigma * math.sqrt(1.0 - 2.0 / math.pi)
-
-
 def _floor_verdict(config: CeilingConfig, name: str, runs: list[dict[str, float]]) -> Verdict:
     """ThresholdOptimizer with no data against the gap an exactly fair rule shows on test.
 
@@ -336,7 +314,7 @@ def _floor_verdict(config: CeilingConfig, name: str, runs: list[dict[str, float]
     for t, run in enumerate(runs):
         test = split_cells(data, seeds[t], config.max_rows)[3]
         sizes = np.bincount(np.asarray(test.s, dtype=np.int64)).tolist()
-        floors.append(fair_rule_gap(run["test_rate"], sizes))
+        floors.append(gap_noise_floor(sizes, run["test_rate"]))
     floor = float(np.mean([f[0] for f in floors]))
     bound = floor + 2 * float(np.mean([f[1] for f in floors])) / math.sqrt(len(runs))
     dp = [r["test_dp"] for r in runs]
@@ -405,7 +383,7 @@ def _notes(config: CeilingConfig, missing: list[str]) -> list[str]:
         notes.append(
             "ThresholdOptimizer on the initial rows (collect nothing) is set beside the |DP| an "
             "exactly fair rule shows on each test split (a difference of two groups' shares: "
-            "half-normal, mean sigma sqrt(2/pi)). Where it sits at that floor, no front can be "
+            "fairacq.metrics.gap_noise_floor). Where it sits at that floor, no front can be "
             "expected to be lower than it by more than the seeds' spread."
         )
     notes += [f"{n}: skipped, its data files are not present." for n in missing]
