@@ -31,7 +31,7 @@ import pandas as pd
 
 from fairacq._random import spawn_seeds
 from fairacq._trace import Trace
-from fairacq.data import DatasetNotFoundError, FairDataset
+from fairacq.data import FairDataset
 from fairacq.exceptions import InvalidParameterError, ResultWarning
 from fairacq.metrics import gap_noise_floor
 from fairacq.models import evaluate, evaluate_thresholds, fit_thresholds, make_learner
@@ -50,7 +50,7 @@ from fairacq_experiments.peers._tasks import (
     rows_task,
     split_cells,
 )
-from fairacq_experiments.peers.rows import at_most
+from fairacq_experiments.peers.rows import at_most, split_present
 
 __all__ = ["BOUNDS", "CEILING_TOLS", "CeilingConfig", "run_ceiling"]
 
@@ -90,18 +90,12 @@ class CeilingConfig(ExperimentConfig):
         "lams": (1.0, 0.0),
         "tols": (0.0, 0.05, 0.2),
     }
-    FULL: ClassVar[dict[str, Any]] = {
-        "n_trials": 5,
-        # Falcon's protocol, as peers-rows' full preset
-        "datasets": ("compas", "adult", "acs-income"),
-        "budgets": (200, 2000, 4000),
-        "batch_sizes": (1, 100, 10),
-        "max_rows": None,
-    }
+    #: Falcon's protocol: peers-rows' full preset (the same data sets, budgets and batches)
+    FULL: ClassVar[dict[str, Any]] = RowsConfig.FULL
 
-    datasets: tuple[str, ...] = ("compas", "adult", "acs-income")
-    budgets: tuple[int, ...] = (200, 2000, 4000)
-    batch_sizes: tuple[int, ...] = (1, 100, 10)
+    datasets: tuple[str, ...] = RowsConfig.datasets
+    budgets: tuple[int, ...] = RowsConfig.budgets
+    batch_sizes: tuple[int, ...] = RowsConfig.batch_sizes
     max_rows: int | None = None
     include_sensitive: bool = True
     lams: tuple[float, ...] = (1.0, 0.8, 0.5, 0.0)
@@ -168,7 +162,7 @@ def _task(
 
 def run_ceiling(config: CeilingConfig, executor: Executor) -> ExperimentResult:
     """Run Falcon's λ sweep and the two bounding fronts on every dataset and trial."""
-    present, missing = _present(config)
+    present, missing = split_present(config.datasets, config.include_sensitive)
     falcon = list(config.rows_config().methods)
     nothing = [MITIGATION] if config.mitigation else []
     tasks = [
@@ -197,17 +191,6 @@ def run_ceiling(config: CeilingConfig, executor: Executor) -> ExperimentResult:
     result.meta["skipped_datasets"] = missing
     result.notes += _notes(config, missing)
     return result
-
-
-def _present(config: CeilingConfig) -> tuple[list[str], list[str]]:
-    present, missing = [], []
-    for name in config.datasets:
-        try:
-            load_rows_dataset(name, config.include_sensitive)
-            present.append(name)
-        except DatasetNotFoundError:
-            missing.append(name)
-    return present, missing
 
 
 def _summarise(

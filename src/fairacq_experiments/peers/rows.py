@@ -32,7 +32,7 @@ from fairacq_experiments.peers._config import RowsConfig, parse_method
 from fairacq_experiments.peers._fronts import FrontPoint, front_verdict
 from fairacq_experiments.peers._tasks import MITIGATION, RowTask, load_rows_dataset, rows_task
 
-__all__ = ["RowsConfig", "at_most", "run_rows"]
+__all__ = ["RowsConfig", "at_most", "run_rows", "split_present"]
 
 ACC, DP = "test_accuracy", "test_demographic_parity_diff_abs"
 
@@ -96,15 +96,21 @@ class _Dataset:
         )
 
 
-def run_rows(config: RowsConfig, executor: Executor) -> ExperimentResult:
-    """Run every acquirer (and the mitigation comparator) on every dataset and trial."""
+def split_present(datasets: Iterable[str], include_sensitive: bool) -> tuple[list[str], list[str]]:
+    """Return the ``datasets`` whose files are present, and those missing (in order)."""
     present, missing = [], []
-    for name in config.datasets:
+    for name in datasets:
         try:
-            load_rows_dataset(name, config.include_sensitive)
+            load_rows_dataset(name, include_sensitive)
             present.append(name)
         except DatasetNotFoundError:
             missing.append(name)
+    return present, missing
+
+
+def run_rows(config: RowsConfig, executor: Executor) -> ExperimentResult:
+    """Run every acquirer (and the mitigation comparator) on every dataset and trial."""
+    present, missing = split_present(config.datasets, config.include_sensitive)
     methods = [*config.methods, *([MITIGATION] if config.mitigation else [])]
     tasks = [RowTask(d, m, t) for d in present for m in methods for t in range(config.n_trials)]
     seeds = spawn_seeds(config.seed, config.n_trials)
